@@ -1,0 +1,153 @@
+// `warden check [--config warden.yaml] [--format warden|claude] [FILE | -]`: evaluates one
+// event — canonical {event, payload, context} or Claude Code hook input — against the
+// configured hooks, prints the decision as JSON and exits 0 (allow/modify), 2 (deny, the
+// reason on stderr) or 1 (error). Usable as a Claude Code command hook as it is.
+
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { type Decision, eventInfo, fromClaudeInput, isClaudeInput, type JsonObject } from '../core/index.js'
+import { buildEngine, loadConfig, type WardenConfig } from '../sources/index.js'
+import { type CliIo, readInput } from './io.js'
+
+const HELP = `usage: warden check [--config warden.yaml] [--format warden|claude] [FILE | -]
+
+Reads one event from FILE (or stdin) and runs the hooks of the config on it.
+The event is {"event", "payload", "context"} or a Claude Code hook input (hook_event_name).
+Prints the decision as JSON: Warden's shape, or Claude Code hook output when the input was
+Claude Code hook input (override with --format). Exit code: 0 allow or modify, 2 deny
+(reason on stderr), 1 error.
+`
+
+/** Runs `warden check`. */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parseCheckArgs>
+  try {
+    parsed = parseCheckArgs(args)
+  } catch (error) {
+    io.stderr(`warden check: ${(error as Error).message}\n\n${HELP}`)
+    return 1
+  }
+  if (parsed.values.help) {
+    io.stdout(HELP)
+    return 0
+  }
+  const format = parsed.values.format
+  if (format !== undefined && format !== 'warden' && format !== 'claude') {
+    io.stderr(`warden check: --format must be "warden" or "claude" (got "${format}")\n`)
+    return 1
+  }
+  let config: WardenConfig | undefined
+  try {
+    const configPath =
+      parsed.values.config ??
+      (existsSync(resolve(io.cwd, 'warden.yaml')) ? resolve(io.cwd, 'warden.yaml') : undefined)
+    if (configPath) config = await loadConfig(resolve(io.cwd, configPath))
+  } catch (error) {
+    io.stderr(`warden check: ${(error as Error).message}\n`)
+    return 1
+  }
+  const file = parsed.positionals[0]
+  let text: string
+  try {
+    text = await readInput(file === undefined || file === '-' ? file : resolve(io.cwd, file), io)
+  } catch (error) {
+    io.stderr(
+      `warden check: cannot read the event ${file ?? 'from stdin'}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`,
+    )
+    return 1
+  }
+  let input: unknown
+  try {
+    input = JSON.parse(text)
+  } catch (error) {
+    io.stderr(
+      `warden check: the event ${file ? `in ${file} ` : ''}is not valid JSON: ${(error as Error).message}\n`,
+    )
+    return 1
+  }
+  const claude = isClaudeInput(input)
+  const event = claude ? fromClaudeInput(input as JsonObject) : toCanonical(input)
+  if ('error' in event) {
+    io.stderr(`warden check: ${event.error}\n`)
+    return 1
+  }
+  let engine: ReturnType<typeof buildEngine>
+  try {
+    engine = buildEngine(config)
+  } catch (error) {
+    io.stderr(`warden check: ${(error as Error).message}\n`)
+    return 1
+  }
+  const decision = await engine.dispatch(event)
+  await engine.close()
+  if (decision.reasonCode.includes('invalid-event')) {
+    io.stderr(`warden check: ${decision.reason}\n`)
+    return 1
+  }
+  const output = (format ?? (claude ? 'claude' : 'warden')) === 'claude' ? toClaudeOutput(decision) : decision
+  io.stdout(`${JSON.stringify(output, null, 2)}\n`)
+  if (decision.decision === 'deny') {
+    io.stderr(`${decision.reason}\n`)
+    return 2
+  }
+  return 0
+}
+
+function parseCheckArgs(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string', short: 'c' },
+      format: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+}
+
+function toCanonical(
+  input: unknown,
+): { event: string; payload: unknown; context?: JsonObject } | { error: string } {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return {
+      error:
+        'the event must be a JSON object: {"event": "tool.pre", "payload": {...}, "context": {...}} or Claude Code hook input',
+    }
+  }
+  const record = input as Record<string, unknown>
+  if (typeof record.event !== 'string') {
+    return {
+      error:
+        'the event needs "event" (a name such as "tool.pre") or, for Claude Code input, "hook_event_name"',
+    }
+  }
+  if (typeof record.payload !== 'object' || record.payload === null)
+    return { error: 'the event needs "payload" (an object)' }
+  return {
+    event: record.event,
+    payload: record.payload,
+    ...(record.context ? { context: record.context as JsonObject } : {}),
+  }
+}
+
+/** A decision as Claude Code hook output. */
+export function toClaudeOutput(decision: Decision): JsonObject {
+  const specific: JsonObject = { hookEventName: eventInfo(decision.event).claudeName ?? decision.event }
+  if (decision.event === 'tool.pre') {
+    specific.permissionDecision = decision.decision === 'modify' ? 'allow' : decision.decision
+    specific.permissionDecisionReason = decision.reason
+    const tool = decision.payload?.tool
+    if (decision.decision === 'modify' && tool && typeof tool === 'object' && !Array.isArray(tool)) {
+      specific.updatedInput = tool.input ?? {}
+    }
+  }
+  if (decision.additionalContext.length > 0)
+    specific.additionalContext = decision.additionalContext.join('\n')
+  const output: JsonObject = { hookSpecificOutput: specific }
+  if (decision.decision === 'deny' && decision.event !== 'tool.pre') {
+    output.decision = 'block'
+    output.reason = decision.reason
+  }
+  return output
+}

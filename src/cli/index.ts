@@ -1,0 +1,47 @@
+// The `warden` command: parses the subcommand and hands over to its module. Each
+// subcommand is one file exporting `run(args, io)` that returns the exit code.
+
+import type { CliIo } from './io.js'
+import { processIo } from './io.js'
+
+export type { CliIo } from './io.js'
+
+type Subcommand = {
+  summary: string
+  load: () => Promise<{ run(args: string[], io: CliIo): Promise<number> }>
+}
+
+const SUBCOMMANDS: Record<string, Subcommand> = {
+  check: {
+    summary: 'evaluate one event from a file or stdin; exit 0 allow/modify, 2 deny, 1 error',
+    load: () => import('./check.js'),
+  },
+}
+
+/** The help text listing every subcommand. */
+export function usage(): string {
+  const lines = Object.entries(SUBCOMMANDS).map(([name, s]) => `  ${name.padEnd(12)} ${s.summary}`)
+  return `usage: warden <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun "warden <command> --help" for a command's options.\n`
+}
+
+/**
+ * Runs the CLI with the given arguments (without node and script) and returns the exit code.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const [name, ...rest] = argv
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(usage())
+    return name ? 0 : 1
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout('warden 0.1.0\n')
+    return 0
+  }
+  const command = SUBCOMMANDS[name]
+  if (!command) {
+    io.stderr(`warden: unknown command "${name}"\n\n${usage()}`)
+    return 1
+  }
+  const module = await command.load()
+  return module.run(rest, io)
+}

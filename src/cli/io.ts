@@ -1,0 +1,34 @@
+// How subcommands talk to the outside: output streams and stdin, injectable for tests.
+
+import { readFile } from 'node:fs/promises'
+
+/** The streams a subcommand uses. */
+export interface CliIo {
+  stdout(text: string): void
+  stderr(text: string): void
+  /** Reads all of stdin as text. */
+  readStdin(): Promise<string>
+  cwd: string
+  env: NodeJS.ProcessEnv
+}
+
+/** The real process streams. */
+export function processIo(): CliIo {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    readStdin: async () => {
+      const chunks: Buffer[] = []
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+      return Buffer.concat(chunks).toString('utf8')
+    },
+    cwd: process.cwd(),
+    env: process.env,
+  }
+}
+
+/** Reads a file, or stdin when the path is "-" or missing. */
+export async function readInput(path: string | undefined, io: CliIo): Promise<string> {
+  if (path === undefined || path === '-') return io.readStdin()
+  return readFile(path, 'utf8')
+}

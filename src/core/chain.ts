@@ -1,0 +1,199 @@
+// The chain: runs the hooks that apply to one event in priority order, each seeing the
+// payload as modified by the ones before, stopping at the first deny, and collecting
+// asks, context and a per-hook trace. Selection (scope, matcher, `if`) happens here too.
+
+import type { BreakerState, BreakerTrip } from './breaker.js'
+import type { HookTrace, PolicyRef, Verdict } from './decision.js'
+import { errorMessage } from './errors.js'
+import { type CheckedEvent, checkEventShape, type JsonObject } from './events.js'
+import type { HookExecutor, HookSpec } from './hook.js'
+import { type Condition, type ConditionVars, conditionVars, type NameMatcher, scopeCovers } from './match.js'
+import { failureVerdict, type InFlight, runHook } from './run-hook.js'
+
+/** A hook ready to run: its spec, executor and compiled matcher / condition. */
+export interface RegisteredHook {
+  spec: HookSpec
+  execute: HookExecutor
+  handlerType: string
+  matcher?: NameMatcher
+  condition?: Condition
+}
+
+/** What the chain produced, before asks are resolved. */
+export interface ChainResult {
+  payload: JsonObject
+  modified: boolean
+  denied?: { hook: HookSpec; verdict: Verdict & { reason?: string } }
+  asks: { hook: HookSpec; reason: string }[]
+  modifiers: HookSpec[]
+  additionalContext: string[]
+  trace: HookTrace[]
+  policies: PolicyRef[]
+}
+
+/** What the chain needs from the engine. */
+export interface ChainEnv {
+  breaker: BreakerState
+  inFlight: InFlight
+  budgetMs: number
+  onTrip(trip: BreakerTrip, hook: HookSpec): void
+}
+
+/** The name `matcher` tests: the tool's name, else an MCP method. */
+function matchTarget(payload: JsonObject): string | undefined {
+  const tool = payload.tool
+  if (tool && typeof tool === 'object' && !Array.isArray(tool) && typeof tool.name === 'string')
+    return tool.name
+  const mcp = payload.mcp
+  if (mcp && typeof mcp === 'object' && !Array.isArray(mcp) && typeof mcp.method === 'string')
+    return mcp.method
+  return undefined
+}
+
+/** Runs the chain for one event over hooks already sorted by priority, then name. */
+export async function runChain(
+  event: CheckedEvent,
+  hooks: readonly RegisteredHook[],
+  env: ChainEnv,
+): Promise<ChainResult> {
+  const started = performance.now()
+  const result: ChainResult = {
+    payload: event.payload,
+    modified: false,
+    asks: [],
+    modifiers: [],
+    additionalContext: [],
+    trace: [],
+    policies: [],
+  }
+  let current: CheckedEvent = event
+  let vars: ConditionVars | undefined
+  for (let i = 0; i < hooks.length; i++) {
+    const entry = hooks[i] as RegisteredHook
+    const hook = entry.spec
+    if (!scopeCovers(hook.scope, current)) continue
+    const trace: HookTrace = {
+      hook: hook.name,
+      handler: entry.handlerType,
+      version: hook.version,
+      outcome: 'skipped',
+      durationMs: 0,
+    }
+    if (hook.policy) trace.policy = hook.policy
+    if (result.denied) {
+      trace.skipped = 'chain-stopped'
+      result.trace.push(trace)
+      continue
+    }
+    if (!hook.enabled) {
+      trace.skipped = 'disabled'
+      result.trace.push(trace)
+      continue
+    }
+    if (entry.matcher) {
+      const target = matchTarget(current.payload)
+      if (target === undefined || !entry.matcher(target)) {
+        trace.skipped = target === undefined ? 'no-tool' : 'matcher'
+        result.trace.push(trace)
+        continue
+      }
+    }
+    const hookStart = performance.now()
+    let verdict: Verdict | undefined
+    const trip = env.breaker.openTrip(hook.id)
+    if (trip) {
+      verdict = failureVerdict(
+        hook,
+        hook.onError,
+        `its circuit breaker is open since ${new Date(trip.openedAt).toISOString()} after ${trip.failures} failures (last: ${trip.lastError}); re-enable the hook to run it again`,
+      )
+      trace.error = { kind: 'breaker-open', message: `circuit breaker open: ${trip.lastError}` }
+    } else if (entry.condition) {
+      vars ??= conditionVars(current)
+      try {
+        if (!entry.condition(vars)) {
+          trace.skipped = 'if'
+          result.trace.push(trace)
+          continue
+        }
+      } catch (error) {
+        const message = `its if expression failed: ${errorMessage(error).split('\n')[0]}`
+        verdict = failureVerdict(hook, hook.onError, message)
+        trace.error = { kind: 'error', message }
+      }
+    }
+    if (!verdict) {
+      verdict = await execute(entry, current, started, env, trace)
+    }
+    trace.durationMs = performance.now() - hookStart
+    trace.outcome = verdict.type
+    if (verdict.reason !== undefined) trace.reason = verdict.reason
+    result.trace.push(trace)
+    if (verdict.additionalContext) result.additionalContext.push(...verdict.additionalContext)
+    if (hook.policy && verdict.type !== 'abstain') result.policies.push(hook.policy)
+    switch (verdict.type) {
+      case 'deny':
+        result.denied = { hook, verdict }
+        break
+      case 'ask':
+        result.asks.push({ hook, reason: verdict.reason })
+        break
+      case 'modify': {
+        const problem = checkEventShape(current.event, verdict.payload, current.context)
+        if (problem) {
+          const failed = failureVerdict(
+            hook,
+            hook.onError,
+            `it modified the payload into an invalid one: ${problem}`,
+          )
+          trace.outcome = failed.type
+          trace.reason = failed.reason ?? ''
+          trace.error = { kind: 'invalid-answer', message: problem }
+          if (failed.type === 'deny') result.denied = { hook, verdict: failed }
+          break
+        }
+        current = { event: current.event, payload: verdict.payload, context: current.context }
+        vars = undefined
+        result.payload = verdict.payload
+        result.modified = true
+        result.modifiers.push(hook)
+        break
+      }
+      default:
+        break
+    }
+  }
+  return result
+}
+
+async function execute(
+  entry: RegisteredHook,
+  event: CheckedEvent,
+  chainStart: number,
+  env: ChainEnv,
+  trace: HookTrace,
+): Promise<Verdict> {
+  const hook = entry.spec
+  const remaining = env.budgetMs - (performance.now() - chainStart)
+  if (remaining <= 0) {
+    const message = `the chain budget of ${env.budgetMs} ms was used up before it ran`
+    trace.error = { kind: 'timeout', message }
+    return failureVerdict(hook, hook.onTimeout, message)
+  }
+  const limit = Math.min(hook.timeoutMs, Math.ceil(remaining))
+  const run = await runHook(hook, entry.execute, event, limit, env.inFlight)
+  if (run.logs) trace.logs = run.logs
+  if (run.kind === 'verdict') return run.verdict
+  const message =
+    run.kind === 'timeout'
+      ? limit < hook.timeoutMs
+        ? `${run.message} (the chain budget of ${env.budgetMs} ms was nearly used up)`
+        : run.message
+      : run.kind === 'invalid-answer'
+        ? `it answered garbage: ${run.message}`
+        : run.message
+  trace.error = { kind: run.kind, message }
+  const tripped = env.breaker.recordFailure(hook.id, Date.now(), message)
+  if (tripped) env.onTrip(tripped, hook)
+  return failureVerdict(hook, run.kind === 'timeout' ? hook.onTimeout : hook.onError, message)
+}

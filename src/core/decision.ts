@@ -1,0 +1,208 @@
+// Decisions as tagged unions: what one hook answers (a verdict) and what the engine answers
+// for a whole event (a decision), with the factories hook authors use and the normaliser
+// that turns whatever a handler returned into a verdict or a clear error.
+
+import type { EventName } from './catalog.js'
+import { describe, type JsonObject } from './events.js'
+
+/** The policy a hook enforces, recorded with every decision it takes part in. */
+export interface PolicyRef {
+  id: string
+  version?: string
+}
+
+interface VerdictBase {
+  reason?: string
+  additionalContext?: string[]
+  reasonCode?: string[]
+}
+
+/** What one hook answers. `abstain` is "no opinion" (Claude Code `defer`). */
+export type Verdict =
+  | ({ type: 'allow' } & VerdictBase)
+  | ({ type: 'deny'; reason: string } & VerdictBase)
+  | ({ type: 'modify'; payload: JsonObject } & VerdictBase)
+  | ({ type: 'ask'; reason: string } & VerdictBase)
+  | ({ type: 'abstain' } & VerdictBase)
+
+/** The final decision kinds an event can get. */
+export type DecisionKind = 'allow' | 'deny' | 'modify' | 'ask'
+
+/** Why a hook did not run for an event. */
+export type SkipReason =
+  | 'matcher'
+  | 'if'
+  | 'scope'
+  | 'disabled'
+  | 'breaker-open'
+  | 'chain-stopped'
+  | 'no-tool'
+
+/** How one hook took part in a decision. */
+export interface HookTrace {
+  hook: string
+  handler: string
+  version: number
+  /** The verdict (after onError/onTimeout), or `skipped`. */
+  outcome: Verdict['type'] | 'skipped'
+  reason?: string
+  durationMs: number
+  /** What went wrong, when the hook failed, timed out or answered garbage. */
+  error?: { kind: 'error' | 'timeout' | 'invalid-answer' | 'breaker-open'; message: string }
+  skipped?: SkipReason
+  policy?: PolicyRef
+  /** Lines the hook logged (Starlark `log`, command stderr on success). */
+  logs?: string[]
+}
+
+/** The engine's answer for one event. */
+export interface Decision {
+  /** Unique id of this dispatch, the key of its audit record. */
+  id: string
+  event: EventName
+  decision: DecisionKind
+  /** The deciding reason, readable by a person. */
+  reason: string
+  /** The deciding hooks or policy ids. */
+  reasonCode: string[]
+  /** The payload after every modify: present when `decision` is `modify`. */
+  payload?: JsonObject
+  additionalContext: string[]
+  policies: PolicyRef[]
+  trace: HookTrace[]
+  durationMs: number
+  /** False when the caller was answered at once and the hooks ran in the background. */
+  blocking: boolean
+  /** How a held `ask` was resolved. */
+  approval?: {
+    outcome: 'approved' | 'rejected' | 'edited' | 'timeout' | 'unavailable'
+    by?: string
+    reason?: string
+  }
+}
+
+/** Allow the action. */
+export function allow(reason?: string, extra: VerdictBase = {}): Verdict {
+  return reason === undefined ? { type: 'allow', ...extra } : { type: 'allow', reason, ...extra }
+}
+
+/** Deny the action, saying why. */
+export function deny(reason: string, extra: VerdictBase = {}): Verdict {
+  return { type: 'deny', reason, ...extra }
+}
+
+/** Replace the payload (later hooks see the new one). */
+export function modify(payload: JsonObject, reason?: string, extra: VerdictBase = {}): Verdict {
+  return reason === undefined
+    ? { type: 'modify', payload, ...extra }
+    : { type: 'modify', payload, reason, ...extra }
+}
+
+/** Hold the action for a human. */
+export function ask(reason: string, extra: VerdictBase = {}): Verdict {
+  return { type: 'ask', reason, ...extra }
+}
+
+/** No opinion. */
+export function abstain(): Verdict {
+  return { type: 'abstain' }
+}
+
+const VERDICT_TYPES = new Set(['allow', 'deny', 'modify', 'ask', 'abstain', 'defer', 'block', 'approve'])
+
+/** The outcome of normalising a handler's answer. */
+export type Normalized = { ok: true; verdict: Verdict } | { ok: false; error: string }
+
+/**
+ * Turns a handler's answer into a verdict. Accepts a verdict (`{type}`), the common
+ * `{decision, reason, payload | updatedInput, additionalContext}` form, and `undefined`
+ * (no opinion). Anything else is an error naming what was wrong.
+ */
+export function normalizeVerdict(answer: unknown, payload: JsonObject): Normalized {
+  if (answer === undefined || answer === null) return { ok: true, verdict: { type: 'abstain' } }
+  if (typeof answer !== 'object' || Array.isArray(answer)) {
+    return { ok: false, error: `the hook answered ${describe(answer)}, not a decision object` }
+  }
+  const raw = answer as Record<string, unknown>
+  const kind = raw.type ?? raw.decision
+  if (typeof kind !== 'string' || !VERDICT_TYPES.has(kind)) {
+    return {
+      ok: false,
+      error: `the hook answered decision ${JSON.stringify(kind)}; expected one of allow, deny, modify, ask`,
+    }
+  }
+  const base: VerdictBase = {}
+  if (raw.reason !== undefined) {
+    if (typeof raw.reason !== 'string') return { ok: false, error: 'reason must be a string' }
+    base.reason = raw.reason
+  }
+  if (raw.additionalContext !== undefined) {
+    const ctx = raw.additionalContext
+    if (typeof ctx === 'string') base.additionalContext = [ctx]
+    else if (Array.isArray(ctx) && ctx.every((c) => typeof c === 'string')) base.additionalContext = ctx
+    else return { ok: false, error: 'additionalContext must be a string or a list of strings' }
+  }
+  if (raw.reasonCode !== undefined) {
+    if (!Array.isArray(raw.reasonCode) || !raw.reasonCode.every((c) => typeof c === 'string')) {
+      return { ok: false, error: 'reasonCode must be a list of strings' }
+    }
+    base.reasonCode = raw.reasonCode
+  }
+  switch (kind) {
+    case 'allow':
+    case 'approve':
+      return { ok: true, verdict: { type: 'allow', ...base } }
+    case 'abstain':
+    case 'defer':
+      return { ok: true, verdict: { type: 'abstain', ...base } }
+    case 'deny':
+    case 'block':
+      return { ok: true, verdict: { type: 'deny', ...base, reason: base.reason ?? 'denied by hook' } }
+    case 'ask':
+      return {
+        ok: true,
+        verdict: { type: 'ask', ...base, reason: base.reason ?? 'the hook asks for approval' },
+      }
+    default:
+      return modifiedVerdict(raw, payload, base)
+  }
+}
+
+function modifiedVerdict(raw: Record<string, unknown>, payload: JsonObject, base: VerdictBase): Normalized {
+  if (isObject(raw.payload)) return { ok: true, verdict: { type: 'modify', payload: raw.payload, ...base } }
+  if (isObject(raw.updatedInput))
+    return {
+      ok: true,
+      verdict: { type: 'modify', ...base, payload: withToolInput(payload, raw.updatedInput) },
+    }
+  if (raw.updatedToolOutput !== undefined) {
+    return {
+      ok: true,
+      verdict: {
+        type: 'modify',
+        ...base,
+        payload: withToolOutput(payload, raw.updatedToolOutput as JsonObject),
+      },
+    }
+  }
+  return {
+    ok: false,
+    error: 'a modify decision needs a payload object (or updatedInput / updatedToolOutput)',
+  }
+}
+
+/** The payload with `tool.input` replaced (a tool event or an MCP `tools/call`). */
+export function withToolInput(payload: JsonObject, input: JsonObject): JsonObject {
+  const tool = isObject(payload.tool) ? payload.tool : { name: '' }
+  return { ...payload, tool: { ...tool, input } }
+}
+
+/** The payload with `tool.output` replaced. */
+export function withToolOutput(payload: JsonObject, output: JsonObject[keyof JsonObject]): JsonObject {
+  const tool = isObject(payload.tool) ? payload.tool : { name: '' }
+  return { ...payload, tool: { ...tool, output } }
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

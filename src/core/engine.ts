@@ -1,0 +1,423 @@
+// The engine: holds the registered hooks indexed by event, and answers `dispatch` with a
+// decision after running the chain. It never throws to its caller: bad input, failing
+// hooks and a closed engine all become decisions with the cause as the reason.
+
+import {
+  type BreakerOptions,
+  type BreakerState,
+  type BreakerTrip,
+  DEFAULT_BREAKER,
+  MemoryBreakerState,
+} from './breaker.js'
+import {
+  type EventName,
+  isBlockingEvent,
+  isOpenEventName,
+  lookupEventName,
+  suggestEventNames,
+} from './catalog.js'
+import { type RegisteredHook, runChain } from './chain.js'
+import type { Decision, DecisionKind } from './decision.js'
+import { errorMessage, WardenError } from './errors.js'
+import { type CheckedEvent, checkEventShape, describe, type EventContext, type JsonObject } from './events.js'
+import { type HandlerFactory, type HookDefinition, type HookSpec, parseHookDefinition } from './hook.js'
+import { compileCondition, compileMatcher } from './match.js'
+import { type Approver, compose, resolveAsk } from './outcome.js'
+import { InFlight } from './run-hook.js'
+
+/** Engine limits; every one has a default. */
+export interface Limits {
+  /** Total time for one chain, in ms. Default 10 000. */
+  chainBudgetMs: number
+  /** Deepest sub-agent depth allowed. Default 3. */
+  maxDepth: number
+  /** Largest payload, as UTF-8 JSON bytes. Default 1 MiB. */
+  maxPayloadBytes: number
+  /** How long a held `ask` waits for the approver, in ms. Default 30 000. */
+  approvalTimeoutMs: number
+  breaker: BreakerOptions
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  chainBudgetMs: 10_000,
+  maxDepth: 3,
+  maxPayloadBytes: 1024 * 1024,
+  approvalTimeoutMs: 30_000,
+  breaker: DEFAULT_BREAKER,
+}
+
+/** What a recorder receives for every decision. */
+export interface DecisionRecord {
+  decision: Decision
+  /** The event as dispatched (its original payload), after name resolution. */
+  event: CheckedEvent
+}
+
+/** Receives decisions (an audit writer, a log). May return a promise: `dispatch` awaits it. */
+export interface Recorder {
+  record(record: DecisionRecord): void | Promise<void>
+  /** A hook's circuit breaker opened. */
+  breakerTripped?(trip: BreakerTrip, hook: HookSpec): void | Promise<void>
+}
+
+/** An event as callers pass it: any accepted name, a payload, an optional context. */
+export interface DispatchInput {
+  event: string
+  payload: unknown
+  context?: EventContext
+}
+
+export interface EngineOptions {
+  hooks?: HookDefinition[]
+  handlers: HandlerFactory[]
+  recorder?: Recorder
+  approver?: Approver
+  limits?: Partial<Limits>
+  breaker?: BreakerState
+}
+
+/** The engine's public face. */
+export interface Engine {
+  dispatch(input: DispatchInput): Promise<Decision>
+  /** Validates and adds a hook; with `replace`, an existing hook of the same id is replaced. */
+  register(hook: HookDefinition, options?: { replace?: boolean }): HookSpec
+  /** Removes a hook by id (its name, or `tenant/name`); true when it existed. */
+  unregister(id: string): boolean
+  /** The registered hooks, in run order per event. */
+  hooks(): HookSpec[]
+  /** Closes a hook's circuit breaker so it runs again. */
+  resetBreaker(id: string): void
+  openBreakers(): BreakerTrip[]
+  /** Waits for hooks still running for non-blocking events. */
+  drain(): Promise<void>
+  /** Drains, stops hooks in flight and releases handlers. Later dispatches are denied. */
+  close(): Promise<void>
+}
+
+/**
+ * Creates an engine.
+ * @throws WardenError when a hook definition is invalid or its handler type is unknown.
+ */
+export function createEngine(options: EngineOptions): Engine {
+  const limits: Limits = {
+    ...DEFAULT_LIMITS,
+    ...options.limits,
+    breaker: { ...DEFAULT_BREAKER, ...options.limits?.breaker },
+  }
+  const handlers = new Map(options.handlers.map((h) => [h.type, h]))
+  const breaker = options.breaker ?? new MemoryBreakerState(limits.breaker)
+  const registry = new Map<string, RegisteredHook>()
+  let index = new Map<string, RegisteredHook[]>()
+  const background = new Set<Promise<void>>()
+  const inFlight = new InFlight()
+  const bootId = globalThis.crypto.randomUUID().slice(0, 8)
+  let sequence = 0
+  let closed = false
+
+  const chainEnv = {
+    breaker,
+    inFlight,
+    budgetMs: limits.chainBudgetMs,
+    onTrip(trip: BreakerTrip, hook: HookSpec) {
+      void Promise.resolve()
+        .then(() => options.recorder?.breakerTripped?.(trip, hook))
+        .catch(() => undefined)
+    },
+  }
+
+  function prepare(definition: HookDefinition): RegisteredHook {
+    const spec = parseHookDefinition(definition)
+    const factory = handlers.get(spec.handler.type)
+    if (!factory) {
+      throw new WardenError(
+        'unknown-handler',
+        `hook "${spec.name}": handler.type "${spec.handler.type}" is not available; use one of ${[...handlers.keys()].join(', ')}`,
+      )
+    }
+    const problem = factory.validateHook?.(spec)
+    if (problem) throw new WardenError('invalid-hook', `hook "${spec.name}": ${problem}`)
+    const entry: RegisteredHook = {
+      spec,
+      execute: factory.prepare(spec.handler, spec),
+      handlerType: factory.type,
+    }
+    try {
+      if (spec.matcher !== undefined) entry.matcher = compileMatcher(spec.matcher)
+      if (spec.if !== undefined) entry.condition = compileCondition(spec.if)
+    } catch (error) {
+      throw new WardenError('invalid-hook', `hook "${spec.name}": ${errorMessage(error)}`)
+    }
+    return entry
+  }
+
+  function rebuildIndex(): void {
+    const next = new Map<string, RegisteredHook[]>()
+    for (const entry of registry.values()) {
+      const list = next.get(entry.spec.event) ?? []
+      list.push(entry)
+      next.set(entry.spec.event, list)
+    }
+    for (const list of next.values()) list.sort(byPriorityThenName)
+    index = next
+  }
+
+  function hooksFor(event: EventName): readonly RegisteredHook[] | undefined {
+    const exact = index.get(event)
+    if (!isOpenEventName(event)) return exact
+    const wildcard = index.get(event.startsWith('custom.') ? 'custom.*' : 'meta.*')
+    if (!wildcard) return exact
+    return exact ? [...exact, ...wildcard].sort(byPriorityThenName) : wildcard
+  }
+
+  function nextId(): string {
+    sequence += 1
+    return `${bootId}-${sequence.toString(36)}`
+  }
+
+  async function record(decision: Decision, event: CheckedEvent): Promise<Decision> {
+    if (!options.recorder) return decision
+    try {
+      await options.recorder.record({ decision, event })
+      return decision
+    } catch (error) {
+      if (!decision.blocking) return decision
+      return {
+        ...decision,
+        decision: 'deny',
+        reason: `the decision could not be recorded (${errorMessage(error)}), so the action is denied`,
+        reasonCode: ['audit'],
+        payload: undefined,
+      } as Decision
+    }
+  }
+
+  function early(
+    id: string,
+    event: CheckedEvent,
+    decision: DecisionKind,
+    reason: string,
+    code: string,
+    started: number,
+  ): Promise<Decision> {
+    const blocking = isBlockingEvent(event.event)
+    const result: Decision = {
+      id,
+      event: event.event,
+      decision: blocking ? decision : 'allow',
+      reason,
+      reasonCode: [code],
+      additionalContext: [],
+      policies: [],
+      trace: [],
+      durationMs: performance.now() - started,
+      blocking,
+    }
+    return record(result, event)
+  }
+
+  async function decide(
+    id: string,
+    event: CheckedEvent,
+    hooks: readonly RegisteredHook[],
+    started: number,
+    blocking: boolean,
+  ): Promise<Decision> {
+    let result: Awaited<ReturnType<typeof runChain>>
+    try {
+      result = await runChain(event, hooks, chainEnv)
+    } catch (error) {
+      return early(
+        id,
+        event,
+        'deny',
+        `internal error while running hooks: ${errorMessage(error)}`,
+        'internal',
+        started,
+      )
+    }
+    const core =
+      !result.denied && result.asks.length > 0
+        ? await resolveAsk(result, event, id, options.approver, limits.approvalTimeoutMs)
+        : compose(result)
+    const { decision: kind, reason, ...rest } = core
+    const decision: Decision = {
+      id,
+      event: event.event,
+      decision: kind,
+      reason,
+      ...rest,
+      trace: result.trace,
+      durationMs: performance.now() - started,
+      blocking,
+    }
+    return record(decision, event)
+  }
+
+  async function dispatch(input: DispatchInput): Promise<Decision> {
+    const started = performance.now()
+    const id = nextId()
+    if (typeof input !== 'object' || input === null) {
+      return early(
+        id,
+        { event: 'custom.invalid', payload: {}, context: {} },
+        'deny',
+        `the event must be an object (got ${describe(input)})`,
+        'invalid-event',
+        started,
+      )
+    }
+    const name = typeof input.event === 'string' ? lookupEventName(input.event) : undefined
+    const context = (input.context ?? {}) as EventContext
+    if (!name) {
+      const given = typeof input.event === 'string' ? input.event : describe(input.event)
+      const close = typeof input.event === 'string' ? suggestEventNames(input.event) : []
+      const hint = close.length ? `; did you mean ${close.map((c) => `"${c}"`).join(' or ')}?` : ''
+      return early(
+        id,
+        { event: 'custom.invalid', payload: {}, context: {} },
+        'deny',
+        `unknown event "${given}"${hint}`,
+        'invalid-event',
+        started,
+      )
+    }
+    const problem = checkEventShape(name, input.payload, input.context)
+    const event: CheckedEvent = {
+      event: name,
+      payload: (problem ? {} : input.payload) as JsonObject,
+      context,
+    }
+    if (problem)
+      return early(id, event, 'deny', `invalid ${name} event: ${problem}`, 'invalid-event', started)
+    if (closed) return early(id, event, 'deny', 'the engine is closed', 'engine-closed', started)
+    const depth = context.depth ?? 0
+    const maxDepth = name === 'subagent.start' ? limits.maxDepth - 1 : limits.maxDepth
+    if (depth > maxDepth) {
+      return early(
+        id,
+        event,
+        'deny',
+        `sub-agent depth ${name === 'subagent.start' ? depth + 1 : depth} exceeds the cap of ${limits.maxDepth}`,
+        'depth-cap',
+        started,
+      )
+    }
+    const hooks = hooksFor(name)
+    const blocking = isBlockingEvent(name)
+    if (!hooks || hooks.length === 0) {
+      const decision: Decision = {
+        id,
+        event: name,
+        decision: 'allow',
+        reason: 'no hook applied to this event',
+        reasonCode: [],
+        additionalContext: [],
+        policies: [],
+        trace: [],
+        durationMs: performance.now() - started,
+        blocking,
+      }
+      return options.recorder ? record(decision, event) : decision
+    }
+    const size = payloadBytes(event.payload, limits.maxPayloadBytes)
+    if (size > limits.maxPayloadBytes) {
+      return early(
+        id,
+        event,
+        'deny',
+        `the payload is ${size} bytes, over the cap of ${limits.maxPayloadBytes} bytes`,
+        'payload-too-large',
+        started,
+      )
+    }
+    if (blocking) return decide(id, event, hooks, started, true)
+    const running = decide(id, event, hooks, started, false).then(() => undefined)
+    background.add(running)
+    void running.finally(() => background.delete(running))
+    return {
+      id,
+      event: name,
+      decision: 'allow',
+      reason: `${name} does not block; its hooks run in the background`,
+      reasonCode: [],
+      additionalContext: [],
+      policies: [],
+      trace: [],
+      durationMs: performance.now() - started,
+      blocking: false,
+    }
+  }
+
+  for (const definition of options.hooks ?? []) {
+    const entry = prepare(definition)
+    if (registry.has(entry.spec.id)) {
+      throw new WardenError(
+        'duplicate-hook',
+        `hook "${entry.spec.id}" is defined twice; hook names must be unique within their scope`,
+      )
+    }
+    registry.set(entry.spec.id, entry)
+  }
+  rebuildIndex()
+
+  return {
+    dispatch,
+    register(definition, registerOptions) {
+      const entry = prepare(definition)
+      if (registry.has(entry.spec.id) && !registerOptions?.replace) {
+        throw new WardenError(
+          'duplicate-hook',
+          `hook "${entry.spec.id}" is already registered; unregister it first or pass { replace: true }`,
+        )
+      }
+      registry.set(entry.spec.id, entry)
+      rebuildIndex()
+      return entry.spec
+    },
+    unregister(id) {
+      const existed = registry.delete(id)
+      if (existed) rebuildIndex()
+      return existed
+    },
+    hooks() {
+      return [...registry.values()].sort(byPriorityThenName).map((e) => e.spec)
+    },
+    resetBreaker(id) {
+      breaker.reset(id)
+    },
+    openBreakers() {
+      return breaker.openTrips()
+    },
+    async drain() {
+      while (background.size > 0) await Promise.allSettled([...background])
+    },
+    async close() {
+      closed = true
+      const draining = (async () => {
+        while (background.size > 0) await Promise.allSettled([...background])
+      })()
+      const grace = new Promise((resolve) => setTimeout(resolve, limits.chainBudgetMs).unref?.())
+      await Promise.race([draining, grace])
+      inFlight.abortAll('the engine is closing')
+      for (const factory of handlers.values()) await factory.close?.()
+    },
+  }
+}
+
+function byPriorityThenName(a: RegisteredHook, b: RegisteredHook): number {
+  return (
+    a.spec.priority - b.spec.priority || (a.spec.name < b.spec.name ? -1 : a.spec.name > b.spec.name ? 1 : 0)
+  )
+}
+
+/** UTF-8 size of the payload as JSON, computed exactly only when it could be over the cap. */
+function payloadBytes(payload: JsonObject, cap: number): number {
+  let json: string
+  try {
+    json = JSON.stringify(payload)
+  } catch {
+    return Number.POSITIVE_INFINITY
+  }
+  if (json.length * 3 <= cap) return json.length
+  return new TextEncoder().encode(json).length
+}

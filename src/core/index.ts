@@ -1,0 +1,78 @@
+// The core of Warden: events, decisions, the hook model and the engine. Pure: no I/O and
+// nothing Node-only, so it runs anywhere JavaScript does.
+
+export type { BreakerOptions, BreakerState, BreakerTrip } from './breaker.js'
+export { DEFAULT_BREAKER, MemoryBreakerState } from './breaker.js'
+export type { AliasSystem, CatalogEventName, EventInfo, EventName } from './catalog.js'
+export {
+  CANONICAL_EVENTS,
+  editDistance,
+  eventInfo,
+  isBlockingEvent,
+  isOpenEventName,
+  knownEventNames,
+  lookupEventName,
+  resolveEventName,
+  suggestEventNames,
+} from './catalog.js'
+export type { RegisteredHook } from './chain.js'
+export * from './claude.js'
+export type {
+  Decision,
+  DecisionKind,
+  HookTrace,
+  Normalized,
+  PolicyRef,
+  SkipReason,
+  Verdict,
+} from './decision.js'
+export {
+  abstain,
+  allow,
+  ask,
+  deny,
+  modify,
+  normalizeVerdict,
+  withToolInput,
+  withToolOutput,
+} from './decision.js'
+export type {
+  DecisionRecord,
+  DispatchInput,
+  Engine,
+  EngineOptions,
+  Limits,
+  Recorder,
+} from './engine.js'
+export { createEngine, DEFAULT_LIMITS } from './engine.js'
+export type { WardenErrorCode } from './errors.js'
+export { errorMessage, WardenError } from './errors.js'
+export type {
+  A2aPayload,
+  ChatMessage,
+  CheckedEvent,
+  EventContext,
+  EventPayload,
+  Json,
+  JsonObject,
+  McpPayload,
+  PayloadByEvent,
+  ToolCall,
+  WardenEvent,
+} from './events.js'
+export { checkEventShape, toolOf } from './events.js'
+export type {
+  FailurePolicy,
+  HandlerConfig,
+  HandlerFactory,
+  HookCall,
+  HookDefinition,
+  HookExecutor,
+  HookScope,
+  HookSpec,
+} from './hook.js'
+export { formatZodError, HOOK_DEFAULTS, parseHookDefinition } from './hook.js'
+export type { Condition, ConditionVars, NameMatcher } from './match.js'
+export { compileCondition, compileMatcher, conditionVars, scopeCovers } from './match.js'
+export type { ApprovalAnswer, ApprovalRequest, Approver } from './outcome.js'
+export { renderReminders } from './outcome.js'

@@ -1,0 +1,184 @@
+// Turning a chain's result into the final decision (precedence deny > ask > modify >
+// allow, with held asks resolved by the approver) and rendering decisions as reminder
+// text that an agent feeds the model on its next turn.
+
+import type { ChainResult } from './chain.js'
+import type { Decision, HookTrace } from './decision.js'
+import { errorMessage } from './errors.js'
+import type { CheckedEvent, JsonObject } from './events.js'
+
+/** What an approver is asked. */
+export interface ApprovalRequest {
+  decisionId: string
+  event: CheckedEvent
+  /** The hooks that asked, with their reasons. */
+  asks: { hook: string; reason: string }[]
+  timeoutMs: number
+  /** Aborted when the approval times out. */
+  signal: AbortSignal
+}
+
+/** A human's (or a program's) answer to an approval request. */
+export type ApprovalAnswer =
+  | { outcome: 'approve'; by?: string; reason?: string }
+  | { outcome: 'reject'; by?: string; reason?: string }
+  | { outcome: 'edit'; payload: JsonObject; by?: string; reason?: string }
+
+/** Resolves held asks. */
+export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer> | ApprovalAnswer
+
+type DecisionCore = Omit<Decision, 'id' | 'event' | 'durationMs' | 'blocking' | 'trace'>
+
+/** Composes the final decision from a chain result (asks are resolved by {@link resolveAsk}). */
+export function compose(result: ChainResult): DecisionCore {
+  const base = { additionalContext: result.additionalContext, policies: result.policies }
+  if (result.denied) {
+    const { hook, verdict } = result.denied
+    return {
+      ...base,
+      decision: 'deny',
+      reason: verdict.reason ?? `denied by hook "${hook.name}"`,
+      reasonCode: verdict.reasonCode ?? [hook.policy?.id ?? hook.name],
+    }
+  }
+  if (result.modified) {
+    return {
+      ...base,
+      decision: 'modify',
+      reason: `modified by ${result.modifiers.map((h) => `hook "${h.name}"`).join(', ')}`,
+      reasonCode: result.modifiers.map((h) => h.policy?.id ?? h.name),
+      payload: result.payload,
+    }
+  }
+  const ran = result.trace.filter((t) => t.outcome !== 'skipped').length
+  return {
+    ...base,
+    decision: 'allow',
+    reason:
+      ran === 0
+        ? 'no hook applied to this event'
+        : `allowed: ${ran} hook${ran === 1 ? '' : 's'} raised no objection`,
+    reasonCode: [],
+  }
+}
+
+/**
+ * Resolves the asks of a chain that did not deny, by the approver within the timeout.
+ * Without an approver, on timeout or when the approver fails, the answer is deny.
+ */
+export async function resolveAsk(
+  result: ChainResult,
+  event: CheckedEvent,
+  decisionId: string,
+  approver: Approver | undefined,
+  timeoutMs: number,
+): Promise<DecisionCore & { approval: NonNullable<Decision['approval']> }> {
+  const asks = result.asks.map((a) => ({ hook: a.hook.name, reason: a.reason }))
+  const askers = result.asks.map((a) => a.hook.policy?.id ?? a.hook.name)
+  const summary = asks.map((a) => `hook "${a.hook}" asks: ${a.reason}`).join('; ')
+  const base = { additionalContext: result.additionalContext, policies: result.policies }
+  const denied = (reason: string, approval: NonNullable<Decision['approval']>) => ({
+    ...base,
+    decision: 'deny' as const,
+    reason,
+    reasonCode: askers,
+    approval,
+  })
+  if (!approver) {
+    return denied(`${summary}; no approver is configured, so the action is denied`, {
+      outcome: 'unavailable',
+    })
+  }
+  const controller = new AbortController()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs)
+  })
+  let answer: ApprovalAnswer | 'timeout'
+  try {
+    const pending = { ...event, payload: result.payload }
+    answer = await Promise.race([
+      Promise.resolve().then(() =>
+        approver({ decisionId, event: pending, asks, timeoutMs, signal: controller.signal }),
+      ),
+      timeout,
+    ])
+  } catch (error) {
+    return denied(`${summary}; the approver failed (${errorMessage(error)}), so the action is denied`, {
+      outcome: 'unavailable',
+    })
+  } finally {
+    clearTimeout(timer)
+  }
+  if (answer === 'timeout') {
+    controller.abort(new Error('approval timed out'))
+    return denied(`${summary}; no approval within ${timeoutMs} ms, so the action is denied`, {
+      outcome: 'timeout',
+    })
+  }
+  const who = answer.by ? ` by ${answer.by}` : ''
+  const approval = {
+    outcome: 'approved' as const,
+    ...(answer.by ? { by: answer.by } : {}),
+    ...(answer.reason ? { reason: answer.reason } : {}),
+  }
+  if (answer.outcome === 'reject') {
+    return denied(`${summary}; rejected${who}${answer.reason ? `: ${answer.reason}` : ''}`, {
+      ...approval,
+      outcome: 'rejected',
+    })
+  }
+  if (answer.outcome === 'edit') {
+    return {
+      ...base,
+      decision: 'modify',
+      reason: `${summary}; approved with edits${who}`,
+      reasonCode: askers,
+      payload: answer.payload,
+      approval: { ...approval, outcome: 'edited' },
+    }
+  }
+  if (answer.outcome !== 'approve') {
+    return denied(`${summary}; the approver gave an unknown answer, so the action is denied`, {
+      outcome: 'unavailable',
+    })
+  }
+  if (result.modified) {
+    return {
+      ...base,
+      decision: 'modify',
+      reason: `${summary}; approved${who}`,
+      reasonCode: askers,
+      payload: result.payload,
+      approval,
+    }
+  }
+  return { ...base, decision: 'allow', reason: `${summary}; approved${who}`, reasonCode: askers, approval }
+}
+
+/**
+ * Renders a decision as reminder lines for the model's next turn, so it changes course
+ * instead of retrying: "hook no-prod blocked the action: writes to /srv/prod are not allowed".
+ */
+export function renderReminders(
+  decision: Pick<Decision, 'decision' | 'reason' | 'trace' | 'additionalContext'>,
+): string[] {
+  const lines: string[] = []
+  const deciding = decision.trace.filter(
+    (t: HookTrace) => t.outcome === 'deny' || t.outcome === 'modify' || t.outcome === 'ask',
+  )
+  for (const t of deciding) {
+    const verb =
+      t.outcome === 'deny'
+        ? 'blocked the action'
+        : t.outcome === 'modify'
+          ? 'changed the action'
+          : 'asked a human to approve the action'
+    lines.push(`hook ${t.hook} ${verb}${t.reason ? `: ${t.reason}` : ''}`)
+  }
+  if (decision.decision === 'deny' && deciding.every((t) => t.outcome !== 'deny')) {
+    lines.push(`the action was blocked: ${decision.reason}`)
+  }
+  for (const context of decision.additionalContext) lines.push(context)
+  return lines
+}

@@ -1,0 +1,102 @@
+// Runs one hook for one event and always resolves: a timeout, a thrown error, an abort or
+// a garbage answer becomes the hook's onTimeout / onError verdict with the cause as the
+// reason. The timer and abort signal are only set up when the handler is asynchronous.
+
+import type { Verdict } from './decision.js'
+import { normalizeVerdict } from './decision.js'
+import { errorMessage } from './errors.js'
+import type { CheckedEvent } from './events.js'
+import type { FailurePolicy, HookCall, HookExecutor, HookSpec } from './hook.js'
+
+/** What happened when a hook ran. */
+export type HookRun =
+  | { kind: 'verdict'; verdict: Verdict; logs?: string[] }
+  | { kind: 'error' | 'timeout' | 'invalid-answer'; message: string; logs?: string[] }
+
+const TIMED_OUT = Symbol('timed-out')
+
+/** Tracks abort controllers of hooks in flight, so closing the engine can stop them. */
+export class InFlight {
+  readonly controllers = new Set<AbortController>()
+  abortAll(reason: string): void {
+    for (const c of this.controllers) c.abort(new Error(reason))
+    this.controllers.clear()
+  }
+}
+
+/**
+ * Executes a hook with a time limit and returns what happened; never throws.
+ * @param timeoutMs the hook's own limit, already cut to what is left of the chain budget.
+ */
+export async function runHook(
+  hook: HookSpec,
+  execute: HookExecutor,
+  event: CheckedEvent,
+  timeoutMs: number,
+  inFlight: InFlight,
+): Promise<HookRun> {
+  let controller: AbortController | undefined
+  let logs: string[] | undefined
+  const call: HookCall = {
+    event,
+    hook,
+    get signal() {
+      if (!controller) {
+        controller = new AbortController()
+        inFlight.controllers.add(controller)
+      }
+      return controller.signal
+    },
+    log(line: string) {
+      if (!logs) logs = []
+      if (logs.length < 100) logs.push(String(line).slice(0, 2000))
+    },
+  }
+  let answer: unknown
+  try {
+    answer = execute(call)
+  } catch (error) {
+    return withLogs({ kind: 'error', message: errorMessage(error) }, logs)
+  }
+  if (isPromiseLike(answer)) {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+      timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs)
+    })
+    try {
+      answer = await Promise.race([answer, timeout])
+    } catch (error) {
+      return withLogs({ kind: 'error', message: errorMessage(error) }, logs)
+    } finally {
+      clearTimeout(timer)
+      if (controller) inFlight.controllers.delete(controller)
+    }
+    if (answer === TIMED_OUT) {
+      controller?.abort(new Error(`hook "${hook.name}" timed out after ${timeoutMs} ms`))
+      return withLogs({ kind: 'timeout', message: `timed out after ${timeoutMs} ms` }, logs)
+    }
+  } else if (controller) {
+    inFlight.controllers.delete(controller)
+  }
+  const normalized = normalizeVerdict(answer, event.payload)
+  if (!normalized.ok) return withLogs({ kind: 'invalid-answer', message: normalized.error }, logs)
+  return withLogs({ kind: 'verdict', verdict: normalized.verdict }, logs)
+}
+
+function withLogs(run: HookRun, logs: string[] | undefined): HookRun {
+  if (logs) run.logs = logs
+  return run
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  )
+}
+
+/** The verdict a failure policy gives, with the cause in the reason. */
+export function failureVerdict(hook: HookSpec, policy: FailurePolicy, cause: string): Verdict {
+  if (policy === 'allow')
+    return { type: 'allow', reason: `hook "${hook.name}" failed (${cause}); allowed by its failure policy` }
+  return { type: 'deny', reason: `hook "${hook.name}" failed closed: ${cause}` }
+}

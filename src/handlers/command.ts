@@ -1,0 +1,244 @@
+// The `command` handler: runs a program per event with the Claude Code hook contract.
+// No shell unless asked for; the environment emptied but for PATH, HOME and an allowlist;
+// the event as JSON on stdin; exit 0 = allow unless stdout JSON says otherwise, exit 2 =
+// deny with stderr as the reason, anything else = error. A timeout or abort kills the
+// whole process group; stdout and stderr are capped without stalling the child.
+
+import { spawn } from 'node:child_process'
+import { isAbsolute, resolve } from 'node:path'
+import shellQuote from 'shell-quote'
+import { z } from 'zod'
+import {
+  formatZodError,
+  type HandlerFactory,
+  type HookCall,
+  type HookSpec,
+  parseHookOutput,
+  toClaudeInput,
+  WardenError,
+} from '../core/index.js'
+
+/** Bytes kept of each of stdout and stderr. */
+export const OUTPUT_CAP_BYTES = 1024 * 1024
+
+const configSchema = z
+  .object({
+    type: z.literal('command'),
+    command: z
+      .string({ error: 'is required: the program to run, e.g. "./hooks/check.sh"' })
+      .min(1, 'must not be empty'),
+    args: z.array(z.string(), { error: 'must be a list of strings' }).optional(),
+    shell: z.boolean({ error: 'must be true or false' }).optional(),
+    env: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be environment variable names'), {
+        error: 'must be a list of variable names',
+      })
+      .optional(),
+    cwd: z.string().optional(),
+    /** Folder that relative command paths and cwd resolve against (set by config loaders). */
+    baseDir: z.string().optional(),
+  })
+  .strict()
+
+export type CommandConfig = z.infer<typeof configSchema>
+
+/** What running the program produced. */
+export interface ProcessResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  stdoutTruncated: boolean
+  stderrTruncated: boolean
+}
+
+/** Splits a command line like a shell would, refusing shell operators. */
+export function splitCommand(command: string, hookName: string): string[] {
+  const parts = shellQuote.parse(command, (name) => `$${name}`)
+  const words: string[] = []
+  for (const part of parts) {
+    if (typeof part !== 'string') {
+      const op = 'op' in part ? part.op : 'comment' in part ? '#' : '?'
+      throw new WardenError(
+        'invalid-hook',
+        `hook "${hookName}": handler.command uses the shell operator "${op}"; set shell: true to run it through /bin/sh, or use args`,
+      )
+    }
+    words.push(part)
+  }
+  if (words.length === 0)
+    throw new WardenError('invalid-hook', `hook "${hookName}": handler.command is empty`)
+  return words
+}
+
+function resolveProgram(program: string, baseDir: string | undefined): string {
+  if (baseDir && !isAbsolute(program) && (program.startsWith('./') || program.startsWith('../'))) {
+    return resolve(baseDir, program)
+  }
+  return program
+}
+
+/** Builds the child's environment: PATH, HOME and the allowlisted variables only. */
+export function hookEnvironment(
+  allow: readonly string[] = [],
+  source: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const name of ['PATH', 'HOME', ...allow]) {
+    const value = source[name]
+    if (value !== undefined) env[name] = value
+  }
+  return env
+}
+
+/**
+ * Spawns a program in its own process group, writes `input` to its stdin, and collects
+ * capped output. Resolves when the process has exited and its pipes closed; on abort, the
+ * whole group is killed.
+ */
+export function runProcess(
+  file: string,
+  args: string[],
+  options: { input: string; env: NodeJS.ProcessEnv; cwd?: string; signal?: AbortSignal; cap?: number },
+): Promise<ProcessResult> {
+  const cap = options.cap ?? OUTPUT_CAP_BYTES
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    const out = collector(cap)
+    const err = collector(cap)
+    let settled = false
+    const killGroup = () => {
+      if (child.pid === undefined) return
+      try {
+        process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        // the group is already gone
+      }
+    }
+    const onAbort = () => killGroup()
+    options.signal?.addEventListener('abort', onAbort, { once: true })
+    if (options.signal?.aborted) killGroup()
+    child.stdout.on('data', out.push)
+    child.stderr.on('data', err.push)
+    child.stdin.on('error', () => undefined)
+    child.on('error', (error) => {
+      if (settled) return
+      settled = true
+      options.signal?.removeEventListener('abort', onAbort)
+      reject(new Error(`could not start ${file}: ${error.message}`))
+    })
+    child.on('exit', () => {
+      // Descendants left behind would hold the pipes open: end the whole group.
+      killGroup()
+    })
+    child.on('close', (code, signal) => {
+      if (settled) return
+      settled = true
+      options.signal?.removeEventListener('abort', onAbort)
+      resolvePromise({
+        code,
+        signal,
+        stdout: out.text(),
+        stderr: err.text(),
+        stdoutTruncated: out.truncated(),
+        stderrTruncated: err.truncated(),
+      })
+    })
+    child.stdin.end(options.input)
+  })
+}
+
+function collector(cap: number) {
+  const chunks: Buffer[] = []
+  let size = 0
+  let over = false
+  return {
+    push: (chunk: Buffer) => {
+      if (size >= cap) {
+        over = true
+        return
+      }
+      const room = cap - size
+      if (chunk.length > room) over = true
+      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk
+      chunks.push(kept)
+      size += kept.length
+    },
+    text: () => Buffer.concat(chunks).toString('utf8'),
+    truncated: () => over,
+  }
+}
+
+/** Interprets a finished process per the command-hook contract. */
+export function interpretProcess(result: ProcessResult, call: Pick<HookCall, 'event'>): unknown {
+  const stderr = result.stderr.trim()
+  if (result.signal)
+    throw new Error(`the command was killed by ${result.signal}${stderr ? `: ${stderr.slice(0, 500)}` : ''}`)
+  if (result.code === 2) {
+    return { type: 'deny', reason: stderr.slice(0, 2000) || 'the command exited with code 2' }
+  }
+  if (result.code !== 0) {
+    throw new Error(`the command exited with code ${result.code}${stderr ? `: ${stderr.slice(0, 500)}` : ''}`)
+  }
+  const stdout = result.stdout.trim()
+  if (!stdout.startsWith('{')) return { type: 'allow' }
+  if (result.stdoutTruncated) throw new Error(`the command's JSON output exceeded ${OUTPUT_CAP_BYTES} bytes`)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(stdout)
+  } catch (error) {
+    throw new Error(`the command printed invalid JSON: ${(error as Error).message}`)
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('the command printed JSON that is not an object')
+  const verdict = parseHookOutput(parsed as Record<string, never>, call.event)
+  if ('error' in verdict) throw new Error(`the command's output is not a valid decision: ${verdict.error}`)
+  return verdict.verdict
+}
+
+/** `handler: { type: command, command, args?, shell?, env?, cwd? }`. */
+export const commandHandler: HandlerFactory = {
+  type: 'command',
+  prepare(config, hook: HookSpec) {
+    const parsed = configSchema.safeParse(config)
+    if (!parsed.success)
+      throw new WardenError('invalid-hook', formatZodError(parsed.error, `hook "${hook.name}": handler`))
+    const c = parsed.data
+    let file: string
+    let args: string[]
+    if (c.shell) {
+      if (c.args)
+        throw new WardenError(
+          'invalid-hook',
+          `hook "${hook.name}": handler.args cannot be used with shell: true; put the whole line in command`,
+        )
+      file = '/bin/sh'
+      args = ['-c', c.command]
+    } else if (c.args) {
+      file = resolveProgram(c.command, c.baseDir)
+      args = c.args
+    } else {
+      const words = splitCommand(c.command, hook.name)
+      file = resolveProgram(words[0] as string, c.baseDir)
+      args = words.slice(1)
+    }
+    const cwd = c.cwd ? (c.baseDir ? resolve(c.baseDir, c.cwd) : c.cwd) : c.baseDir
+    const env = hookEnvironment(c.env)
+    return async (call) => {
+      const input = JSON.stringify(toClaudeInput(call.event))
+      const result = await runProcess(file, args, {
+        input,
+        env,
+        signal: call.signal,
+        ...(cwd ? { cwd } : {}),
+      })
+      if (result.stderr.trim() && result.code === 0) call.log(`stderr: ${result.stderr.trim().slice(0, 500)}`)
+      return interpretProcess(result, call)
+    }
+  },
+}

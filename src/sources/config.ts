@@ -1,0 +1,102 @@
+// warden.yaml: the hooks and settings of one deployment. Loaded and validated at the
+// boundary; relative command paths resolve against the file's folder.
+
+import { readFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import { parse as parseYaml } from 'yaml'
+import { z } from 'zod'
+import { formatZodError, type HookDefinition, type Limits, WardenError } from '../core/index.js'
+
+const limitsSchema = z
+  .object({
+    chainBudgetMs: z.number().int().positive().optional(),
+    maxDepth: z.number().int().min(0).optional(),
+    maxPayloadBytes: z.number().int().positive().optional(),
+    approvalTimeoutMs: z.number().int().positive().optional(),
+    breaker: z
+      .object({
+        failures: z.number().int().positive().optional(),
+        windowMs: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+
+const configSchema = z
+  .object({
+    hooks: z
+      .array(z.record(z.string(), z.unknown()), { error: 'must be a list of hook definitions' })
+      .optional(),
+    limits: limitsSchema.optional(),
+    network: z.record(z.string(), z.unknown()).optional(),
+    guardians: z.array(z.unknown()).optional(),
+    audit: z.unknown().optional(),
+    server: z.record(z.string(), z.unknown()).optional(),
+    tools: z.record(z.string(), z.unknown()).optional(),
+    judge: z.record(z.string(), z.unknown()).optional(),
+    db: z.string().optional(),
+  })
+  .strict()
+
+/** A loaded warden.yaml. */
+export interface WardenConfig {
+  /** The file it came from, when it came from a file. */
+  path?: string
+  /** The folder relative paths resolve against. */
+  baseDir: string
+  hooks: HookDefinition[]
+  limits: Partial<Limits>
+  /** Sections other parts of Warden read (network, guardians, audit, server, tools, judge, db). */
+  raw: Record<string, unknown>
+}
+
+/**
+ * Parses warden.yaml text.
+ * @throws WardenError `invalid-config` naming the file, the field and the fix.
+ */
+export function parseConfig(text: string, baseDir: string, label = 'warden.yaml'): WardenConfig {
+  let data: unknown
+  try {
+    data = parseYaml(text, { maxAliasCount: 100 }) ?? {}
+  } catch (error) {
+    throw new WardenError('invalid-config', `${label}: not valid YAML: ${(error as Error).message}`)
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new WardenError(
+      'invalid-config',
+      `${label}: the top level must be a mapping with keys such as hooks: and limits:`,
+    )
+  }
+  const parsed = configSchema.safeParse(data)
+  if (!parsed.success) throw new WardenError('invalid-config', formatZodError(parsed.error, label))
+  const hooks = (parsed.data.hooks ?? []).map(
+    (hook) => withBaseDir(hook, baseDir) as unknown as HookDefinition,
+  )
+  const limits = (parsed.data.limits ?? {}) as Partial<Limits>
+  return { baseDir, hooks, limits, raw: data as Record<string, unknown> }
+}
+
+/** Reads and parses a warden.yaml file. */
+export async function loadConfig(path: string): Promise<WardenConfig> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    throw new WardenError(
+      'invalid-config',
+      `cannot read config ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    )
+  }
+  const config = parseConfig(text, dirname(resolve(path)), path)
+  config.path = resolve(path)
+  return config
+}
+
+function withBaseDir(hook: Record<string, unknown>, baseDir: string): Record<string, unknown> {
+  const handler = hook.handler
+  if (typeof handler === 'object' && handler !== null && (handler as { type?: unknown }).type === 'command') {
+    return { ...hook, handler: { baseDir, ...(handler as Record<string, unknown>) } }
+  }
+  return hook
+}
