@@ -1,0 +1,48 @@
+// Runs the real `warden` CLI from source in a child process and collects its output.
+
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+/** The repository root. */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+/** What a CLI run produced. */
+export interface CliRun {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Arguments that start the CLI from source with node. */
+export function cliArgs(args: string[]): string[] {
+  return ['--import', 'tsx', `${ROOT}src/cli/run.ts`, ...args]
+}
+
+/** Runs `warden ARGS` with optional stdin and returns exit code and output. */
+export function runCli(
+  args: string[],
+  options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, cliArgs(args), {
+      cwd: options.cwd ?? ROOT,
+      env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => {
+      stdout += d
+    })
+    child.stderr.on('data', (d) => {
+      stderr += d
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+    child.stdin.end(options.stdin ?? '')
+  })
+}
