@@ -108,9 +108,11 @@ export function createEngine(options: EngineOptions): Engine {
   const breaker = options.breaker ?? new MemoryBreakerState(limits.breaker)
   const registry = new Map<string, RegisteredHook>()
   let index = new Map<string, RegisteredHook[]>()
+  /** Names as callers spell them, resolved to the event, its blocking flag and its hooks. */
+  const resolved = new Map<string, ResolvedName>()
   const background = new Set<Promise<void>>()
   const inFlight = new InFlight()
-  const bootId = globalThis.crypto.randomUUID().slice(0, 8)
+  const idPrefix = `${globalThis.crypto.randomUUID().slice(0, 8)}-`
   let sequence = 0
   let closed = false
 
@@ -159,6 +161,7 @@ export function createEngine(options: EngineOptions): Engine {
     }
     for (const list of next.values()) list.sort(byPriorityThenName)
     index = next
+    resolved.clear()
   }
 
   function hooksFor(event: EventName): readonly RegisteredHook[] | undefined {
@@ -171,7 +174,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   function nextId(): string {
     sequence += 1
-    return `${bootId}-${sequence.toString(36)}`
+    return idPrefix + sequence
   }
 
   async function record(decision: Decision, event: CheckedEvent): Promise<Decision> {
@@ -253,34 +256,35 @@ export function createEngine(options: EngineOptions): Engine {
     return record(decision, event)
   }
 
+  function resolveName(given: string): ResolvedName | undefined {
+    const cached = resolved.get(given)
+    if (cached) return cached
+    const name = lookupEventName(given)
+    if (!name) return undefined
+    const entry: ResolvedName = { name, blocking: isBlockingEvent(name), hooks: hooksFor(name) }
+    if (resolved.size < 10_000) resolved.set(given, entry)
+    return entry
+  }
+
+  function invalid(id: string, reason: string): Promise<Decision> {
+    const event: CheckedEvent = { event: 'custom.invalid', payload: {}, context: {} }
+    return early(id, event, 'deny', reason, 'invalid-event', performance.now())
+  }
+
   async function dispatch(input: DispatchInput): Promise<Decision> {
-    const started = performance.now()
     const id = nextId()
     if (typeof input !== 'object' || input === null) {
-      return early(
-        id,
-        { event: 'custom.invalid', payload: {}, context: {} },
-        'deny',
-        `the event must be an object (got ${describe(input)})`,
-        'invalid-event',
-        started,
-      )
+      return invalid(id, `the event must be an object (got ${describe(input)})`)
     }
-    const name = typeof input.event === 'string' ? lookupEventName(input.event) : undefined
-    const context = (input.context ?? {}) as EventContext
-    if (!name) {
+    const resolvedName = typeof input.event === 'string' ? resolveName(input.event) : undefined
+    if (!resolvedName) {
       const given = typeof input.event === 'string' ? input.event : describe(input.event)
       const close = typeof input.event === 'string' ? suggestEventNames(input.event) : []
       const hint = close.length ? `; did you mean ${close.map((c) => `"${c}"`).join(' or ')}?` : ''
-      return early(
-        id,
-        { event: 'custom.invalid', payload: {}, context: {} },
-        'deny',
-        `unknown event "${given}"${hint}`,
-        'invalid-event',
-        started,
-      )
+      return invalid(id, `unknown event "${given}"${hint}`)
     }
+    const { name, blocking, hooks } = resolvedName
+    const context = (input.context ?? EMPTY_CONTEXT) as EventContext
     const problem = checkEventShape(name, input.payload, input.context)
     const event: CheckedEvent = {
       event: name,
@@ -288,22 +292,20 @@ export function createEngine(options: EngineOptions): Engine {
       context,
     }
     if (problem)
-      return early(id, event, 'deny', `invalid ${name} event: ${problem}`, 'invalid-event', started)
-    if (closed) return early(id, event, 'deny', 'the engine is closed', 'engine-closed', started)
+      return early(id, event, 'deny', `invalid ${name} event: ${problem}`, 'invalid-event', performance.now())
+    if (closed) return early(id, event, 'deny', 'the engine is closed', 'engine-closed', performance.now())
     const depth = context.depth ?? 0
-    const maxDepth = name === 'subagent.start' ? limits.maxDepth - 1 : limits.maxDepth
-    if (depth > maxDepth) {
+    if (depth > (name === 'subagent.start' ? limits.maxDepth - 1 : limits.maxDepth)) {
+      const shown = name === 'subagent.start' ? depth + 1 : depth
       return early(
         id,
         event,
         'deny',
-        `sub-agent depth ${name === 'subagent.start' ? depth + 1 : depth} exceeds the cap of ${limits.maxDepth}`,
+        `sub-agent depth ${shown} exceeds the cap of ${limits.maxDepth}`,
         'depth-cap',
-        started,
+        performance.now(),
       )
     }
-    const hooks = hooksFor(name)
-    const blocking = isBlockingEvent(name)
     if (!hooks || hooks.length === 0) {
       const decision: Decision = {
         id,
@@ -314,11 +316,12 @@ export function createEngine(options: EngineOptions): Engine {
         additionalContext: [],
         policies: [],
         trace: [],
-        durationMs: performance.now() - started,
+        durationMs: 0,
         blocking,
       }
       return options.recorder ? record(decision, event) : decision
     }
+    const started = performance.now()
     const size = payloadBytes(event.payload, limits.maxPayloadBytes)
     if (size > limits.maxPayloadBytes) {
       return early(
@@ -403,6 +406,14 @@ export function createEngine(options: EngineOptions): Engine {
     },
   }
 }
+
+interface ResolvedName {
+  name: EventName
+  blocking: boolean
+  hooks: readonly RegisteredHook[] | undefined
+}
+
+const EMPTY_CONTEXT: EventContext = Object.freeze({}) as EventContext
 
 function byPriorityThenName(a: RegisteredHook, b: RegisteredHook): number {
   return (

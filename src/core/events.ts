@@ -2,7 +2,6 @@
 // on) and the context (who, where, when). Adapters map their wire formats onto these types
 // and back; hooks see exactly these shapes.
 
-import { z } from 'zod'
 import type { EventName } from './catalog.js'
 
 /** Any JSON value. */
@@ -111,57 +110,79 @@ export interface CheckedEvent {
   context: EventContext
 }
 
-const jsonObject = z.record(z.string(), z.unknown())
-const toolShape = z.object({ name: z.string().min(1, 'the tool name must not be empty'), input: jsonObject })
-const messageShape = z.object({ role: z.string(), text: z.string() })
+type Check = (payload: Record<string, unknown>) => string | undefined
 
-/** Minimal shape checks per event: what hooks and adapters rely on. Extra fields pass. */
-const PAYLOAD_CHECKS: Partial<Record<EventName, z.ZodType>> = {
-  'tool.pre': z.object({ tool: toolShape }),
-  'tool.post': z.object({ tool: toolShape }),
-  'user.message': z.object({ message: messageShape }),
-  'agent.response': z.object({ message: messageShape }),
-  'system.message': z.object({ message: messageShape }),
-  'mcp.outbound': z.object({ mcp: z.object({ message: jsonObject }) }),
-  'mcp.inbound': z.object({ mcp: z.object({ message: jsonObject }) }),
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-const contextCheck = z
-  .object({
-    depth: z.number().int().min(0).optional(),
-    tenantId: z.string().optional(),
-    agent: jsonObject.optional(),
-    session: jsonObject.optional(),
-  })
-  .passthrough()
+const checkTool: Check = (payload) => {
+  const tool = payload.tool
+  if (!isPlainObject(tool)) return `tool must be an object like {name, input} (got ${describe(tool)})`
+  if (typeof tool.name !== 'string') return `tool.name must be a string (got ${describe(tool.name)})`
+  if (tool.name.length === 0) return 'tool.name must not be empty'
+  if (!isPlainObject(tool.input)) return `tool.input must be an object (got ${describe(tool.input)})`
+  return undefined
+}
+
+const checkMessage: Check = (payload) => {
+  const message = payload.message
+  if (!isPlainObject(message)) return `message must be an object like {role, text} (got ${describe(message)})`
+  if (typeof message.role !== 'string') return `message.role must be a string (got ${describe(message.role)})`
+  if (typeof message.text !== 'string') return `message.text must be a string (got ${describe(message.text)})`
+  return undefined
+}
+
+const checkMcp: Check = (payload) => {
+  const mcp = payload.mcp
+  if (!isPlainObject(mcp)) return `mcp must be an object like {message, direction} (got ${describe(mcp)})`
+  if (!isPlainObject(mcp.message))
+    return `mcp.message must be a JSON-RPC message object (got ${describe(mcp.message)})`
+  return undefined
+}
+
+/** Minimal shape checks per event: what hooks and adapters rely on. Extra fields pass. */
+const PAYLOAD_CHECKS = new Map<string, Check>([
+  ['tool.pre', checkTool],
+  ['tool.post', checkTool],
+  ['user.message', checkMessage],
+  ['agent.response', checkMessage],
+  ['system.message', checkMessage],
+  ['mcp.outbound', checkMcp],
+  ['mcp.inbound', checkMcp],
+])
+
+function checkContext(context: Record<string, unknown>): string | undefined {
+  const depth = context.depth
+  if (depth !== undefined && (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 0)) {
+    return `depth must be a whole number >= 0 (got ${describe(depth)})`
+  }
+  if (context.tenantId !== undefined && typeof context.tenantId !== 'string') {
+    return `tenantId must be a string (got ${describe(context.tenantId)})`
+  }
+  for (const key of ['agent', 'session', 'user'] as const) {
+    if (context[key] !== undefined && !isPlainObject(context[key]))
+      return `${key} must be an object (got ${describe(context[key])})`
+  }
+  return undefined
+}
 
 /**
  * Checks the payload and context of an event whose name is canonical.
  * @returns an error message naming the field, or undefined when the event is well formed.
  */
 export function checkEventShape(name: EventName, payload: unknown, context: unknown): string | undefined {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-    return `payload must be a JSON object (got ${describe(payload)})`
-  }
-  if (context !== undefined && (typeof context !== 'object' || context === null || Array.isArray(context))) {
+  if (!isPlainObject(payload)) return `payload must be a JSON object (got ${describe(payload)})`
+  if (context !== undefined && !isPlainObject(context))
     return `context must be a JSON object (got ${describe(context)})`
-  }
-  const check = PAYLOAD_CHECKS[name]
-  if (check) {
-    const result = check.safeParse(payload)
-    if (!result.success) return `payload: ${formatIssue(result.error.issues[0])}`
-  }
+  const check = PAYLOAD_CHECKS.get(name)
+  const problem = check?.(payload)
+  if (problem) return `payload: ${problem}`
   if (context !== undefined) {
-    const result = contextCheck.safeParse(context)
-    if (!result.success) return `context: ${formatIssue(result.error.issues[0])}`
+    const contextProblem = checkContext(context)
+    if (contextProblem) return `context: ${contextProblem}`
   }
   return undefined
-}
-
-function formatIssue(issue: z.core.$ZodIssue | undefined): string {
-  if (!issue) return 'invalid'
-  const path = issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''
-  return `${path}${issue.message}`
 }
 
 /** A short description of a value's type for error messages. */
