@@ -1,4 +1,23 @@
 // The outbound HTTP client and its SSRF protection.
 
-export type { OutboundClient, OutboundErrorCode, OutboundRequest, OutboundResponse } from './types.js'
+export type { IpAddress, IpRange } from './address.js'
+export { blockedCategory, formatIp, inRange, parseCidr, parseIp, unmapIpv4 } from './address.js'
+export {
+  createOutboundClient,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_REDIRECT_HOPS,
+  DEFAULT_TIMEOUT_MS,
+  systemResolver,
+} from './client.js'
+export type { AllowList } from './policy.js'
+export { checkUrl, compileAllowList, redactUrl } from './policy.js'
+export type {
+  OutboundClient,
+  OutboundClientOptions,
+  OutboundErrorCode,
+  OutboundRequest,
+  OutboundResponse,
+  ResolvedAddress,
+  Resolver,
+} from './types.js'
 export { OutboundError } from './types.js'

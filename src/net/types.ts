@@ -36,6 +36,7 @@ export type OutboundErrorCode =
   | 'too-large'
   | 'redirect'
   | 'aborted'
+  | 'invalid-request'
 
 /** An outbound request that failed, with a code and a message saying what to change. */
 export class OutboundError extends Error {
@@ -46,6 +47,31 @@ export class OutboundError extends Error {
   ) {
     super(message)
   }
+}
+
+/** One address a host name resolved to. */
+export interface ResolvedAddress {
+  address: string
+  family: 4 | 6
+}
+
+/** Resolves a host name to every address it has (injectable, so tests stay offline). */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>
+
+/** Settings of the outbound client (`network:` in warden.yaml). */
+export interface OutboundClientOptions {
+  /** CIDR ranges, addresses, host names or `*.suffix` names allowed although special-purpose. */
+  allow?: readonly string[]
+  /** Follow redirects: false (default), true (up to 5 hops) or the number of hops. */
+  followRedirects?: boolean | number
+  /** Largest response body accepted, in bytes (default 1 MiB). */
+  maxResponseBytes?: number
+  /** Default total time per request, in ms (default 10 000). */
+  timeoutMs?: number
+  /** How host names are resolved (default: the system resolver, every address). */
+  resolver?: Resolver
+  /** Accept URLs carrying user:password (default false). */
+  allowCredentials?: boolean
 }
 
 /** The client: SSRF-checked, address-pinned, size- and time-bounded. */
