@@ -60,7 +60,9 @@ for (const call of plannedCalls) {
     continue
   }
   const input =
-    decision.decision === 'modify' ? (decision.payload?.tool as { input: unknown }).input : call.input
+    decision.decision === 'modify'
+      ? (decision.payload?.tool as { input: unknown } | undefined)?.input
+      : call.input
   console.log(`✓ ${call.name} ${JSON.stringify(input)}${decision.decision === 'modify' ? ' (modified)' : ''}`)
 }
 await engine.close()
