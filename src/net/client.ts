@@ -139,7 +139,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
       }
       const location = header(answer.headers.location)
       if (REDIRECTS.has(answer.statusCode) && location !== undefined) {
-        answer.body.dump().catch(() => undefined)
+        discard(answer.body)
         if (maxHops === 0) {
           throw new OutboundError(
             'redirect',
@@ -227,7 +227,7 @@ async function readCapped(answer: Dispatcher.ResponseData, cap: number, url: URL
     )
   const declared = Number(header(answer.headers['content-length']))
   if (Number.isFinite(declared) && declared > cap) {
-    answer.body.destroy()
+    discard(answer.body)
     throw tooLarge()
   }
   const chunks: Buffer[] = []
@@ -236,12 +236,18 @@ async function readCapped(answer: Dispatcher.ResponseData, cap: number, url: URL
     const buffer = chunk as Buffer
     size += buffer.length
     if (size > cap) {
-      answer.body.destroy()
+      discard(answer.body)
       throw tooLarge()
     }
     chunks.push(buffer)
   }
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)
+}
+
+/** Drops a response body without reading it (undici reports the abort as an error: ignore it). */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined)
+  body.destroy()
 }
 
 function makeResponse(answer: Dispatcher.ResponseData, body: Uint8Array, url: string): OutboundResponse {
