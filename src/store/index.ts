@@ -1,0 +1,31 @@
+// Persistence: the Store interface, its SQLite and PostgreSQL adapters over one query
+// layer, forward-only migrations, the change feed, shared breaker state and stored hooks.
+
+export type { StoreBreakerOptions } from './breaker.js'
+export { openStoreBreakerState, StoreBreakerState } from './breaker.js'
+export type { StoreErrorCode } from './errors.js'
+export { StoreError } from './errors.js'
+export type { HookSync } from './hook-sync.js'
+export { loadHooksFromStore, syncHooksFromStore, toHookDefinition } from './hook-sync.js'
+export { migrations } from './migrations.js'
+export type { OpenStoreOptions } from './open.js'
+export { DEFAULT_SQLITE_PATH, openStore, redactLocation, resolveDatabaseLocation } from './open.js'
+export { isSecretKey } from './sealing.js'
+export type {
+  ApprovalRow,
+  ApprovalStatus,
+  AuditBatch,
+  BreakerRow,
+  BudgetRow,
+  ChangeKind,
+  DecisionDetail,
+  DecisionQuery,
+  DecisionRow,
+  ExecutionRow,
+  HookInput,
+  HookScopeKind,
+  HookSource,
+  SecretBox,
+  Store,
+  StoredHook,
+} from './types.js'

@@ -1,0 +1,184 @@
+// Versioned, forward-only migrations, run at start by every instance (a lock in the
+// database keeps two instances from running them at once). A migration is never edited
+// once released; a change to the schema is a new entry at the end of the list.
+
+import { type Kysely, type Migration, Migrator, sql } from 'kysely'
+import { StoreError } from './errors.js'
+import type { Database } from './schema.js'
+
+type Dialect = 'sqlite' | 'postgres'
+
+function initial(dialect: Dialect): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      const serial = dialect === 'postgres' ? 'bigserial' : 'integer'
+      await db.schema
+        .createTable('hooks')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('scope', 'text', (c) => c.notNull())
+        .addColumn('agents', 'text', (c) => c.notNull().defaultTo('[]'))
+        .addColumn('event', 'text', (c) => c.notNull())
+        .addColumn('handler_type', 'text', (c) => c.notNull())
+        .addColumn('config', 'text', (c) => c.notNull())
+        .addColumn('matcher', 'text')
+        .addColumn('if_expr', 'text')
+        .addColumn('priority', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('timeout_ms', 'integer', (c) => c.notNull())
+        .addColumn('on_timeout', 'text', (c) => c.notNull())
+        .addColumn('on_error', 'text', (c) => c.notNull())
+        .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('policy', 'text')
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addUniqueConstraint('hooks_tenant_name', ['tenant', 'name'])
+        .execute()
+      await db.schema.createIndex('hooks_event').on('hooks').columns(['event']).execute()
+
+      await db.schema
+        .createTable('decisions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('request_id', 'text')
+        .addColumn('tenant', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('agent_id', 'text')
+        .addColumn('session_id', 'text')
+        .addColumn('event', 'text', (c) => c.notNull())
+        .addColumn('decision', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('reason_code', 'text', (c) => c.notNull())
+        .addColumn('deciding_hooks', 'text', (c) => c.notNull())
+        .addColumn('policies', 'text', (c) => c.notNull())
+        .addColumn('duration_ms', 'double precision', (c) => c.notNull())
+        .addColumn('blocking', 'integer', (c) => c.notNull())
+        .addColumn('input', 'text', (c) => c.notNull())
+        .addColumn('output', 'text', (c) => c.notNull())
+        .addColumn('trace_id', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createIndex('decisions_tenant_created')
+        .on('decisions')
+        .columns(['tenant', 'created_at'])
+        .execute()
+      await db.schema.createIndex('decisions_created').on('decisions').columns(['created_at']).execute()
+
+      await db.schema
+        .createTable('hook_executions')
+        .addColumn('id', serial, (c) =>
+          dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey(),
+        )
+        .addColumn('dedup_key', 'text', (c) => c.notNull().unique())
+        .addColumn('decision_id', 'text', (c) => c.notNull().references('decisions.id').onDelete('cascade'))
+        .addColumn('tenant', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('hook_id', 'text', (c) => c.references('hooks.id').onDelete('set null'))
+        .addColumn('hook_ref', 'text', (c) => c.notNull())
+        .addColumn('hook_name', 'text', (c) => c.notNull())
+        .addColumn('hook_version', 'integer', (c) => c.notNull())
+        .addColumn('handler', 'text', (c) => c.notNull())
+        .addColumn('decision', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text')
+        .addColumn('duration_ms', 'double precision', (c) => c.notNull())
+        .addColumn('error', 'text')
+        .addColumn('error_sealed', 'text')
+        .addColumn('error_kind', 'text')
+        .addColumn('skipped', 'text')
+        .addColumn('policy_id', 'text')
+        .addColumn('policy_version', 'text')
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createIndex('hook_executions_decision')
+        .on('hook_executions')
+        .columns(['decision_id'])
+        .execute()
+      await db.schema.createIndex('hook_executions_hook').on('hook_executions').columns(['hook_id']).execute()
+
+      await db.schema
+        .createTable('approvals')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('decision_id', 'text', (c) => c.notNull())
+        .addColumn('tenant', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text')
+        .addColumn('decided_by', 'text')
+        .addColumn('requested_at', 'bigint', (c) => c.notNull())
+        .addColumn('decided_at', 'bigint')
+        .execute()
+      await db.schema
+        .createIndex('approvals_tenant_status')
+        .on('approvals')
+        .columns(['tenant', 'status'])
+        .execute()
+
+      await db.schema
+        .createTable('budgets')
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('period', 'text', (c) => c.notNull())
+        .addColumn('used', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('limit_value', 'bigint')
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('budgets_pk', ['tenant', 'kind', 'period'])
+        .execute()
+
+      await db.schema
+        .createTable('breakers')
+        .addColumn('hook_id', 'text', (c) => c.primaryKey())
+        .addColumn('opened_at', 'bigint', (c) => c.notNull())
+        .addColumn('failures', 'integer', (c) => c.notNull())
+        .addColumn('last_error', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute()
+
+      await db.schema
+        .createTable('revisions')
+        .addColumn('kind', 'text', (c) => c.primaryKey())
+        .addColumn('revision', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute()
+      await sql`insert into revisions (kind, revision) values ('hooks', 0), ('breakers', 0), ('budgets', 0)`.execute(
+        db,
+      )
+    },
+  }
+}
+
+/** The migrations in order; names sort in the order they run. */
+export function migrations(dialect: Dialect): Record<string, Migration> {
+  return { '0001_initial': initial(dialect) }
+}
+
+/**
+ * Brings the schema up to date.
+ * @returns the number of migrations applied in total.
+ * @throws StoreError `store-migration` naming the migration that failed.
+ */
+export async function migrate(db: Kysely<Database>, dialect: Dialect): Promise<number> {
+  const all = migrations(dialect)
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => all },
+    migrationTableName: 'warden_migrations',
+    migrationLockTableName: 'warden_migrations_lock',
+  })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
+    throw new StoreError(
+      'store-migration',
+      `database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`,
+    )
+  }
+  const applied = await migrator.getMigrations()
+  const unknown = applied.filter((m) => m.executedAt && !(m.name in all))
+  if (unknown.length > 0) {
+    throw new StoreError(
+      'store-migration',
+      `the database was migrated by a newer Warden (migration ${unknown[0]?.name}); upgrade Warden`,
+    )
+  }
+  return applied.filter((m) => m.executedAt).length
+}

@@ -1,0 +1,116 @@
+// The database schema as the query layer sees it: one interface per table. JSON columns
+// are text in both dialects; booleans are integers 0/1; times are epoch milliseconds.
+
+import type { Generated } from 'kysely'
+
+export interface HooksTable {
+  id: string
+  /** "" for a global hook. */
+  tenant: string
+  name: string
+  scope: string
+  agents: string
+  event: string
+  handler_type: string
+  /** The handler config as JSON, secret values sealed. */
+  config: string
+  matcher: string | null
+  if_expr: string | null
+  priority: number
+  timeout_ms: number
+  on_timeout: string
+  on_error: string
+  enabled: number
+  version: number
+  policy: string | null
+  source: string
+  created_at: number
+  updated_at: number
+}
+
+export interface DecisionsTable {
+  id: string
+  request_id: string | null
+  tenant: string
+  agent_id: string | null
+  session_id: string | null
+  event: string
+  decision: string
+  reason: string
+  reason_code: string
+  deciding_hooks: string
+  policies: string
+  duration_ms: number
+  blocking: number
+  input: string
+  output: string
+  trace_id: string | null
+  created_at: number
+}
+
+export interface HookExecutionsTable {
+  id: Generated<number>
+  dedup_key: string
+  decision_id: string
+  tenant: string
+  hook_id: string | null
+  hook_ref: string
+  hook_name: string
+  hook_version: number
+  handler: string
+  decision: string
+  reason: string | null
+  duration_ms: number
+  error: string | null
+  error_sealed: string | null
+  error_kind: string | null
+  skipped: string | null
+  policy_id: string | null
+  policy_version: string | null
+  position: number
+  created_at: number
+}
+
+export interface ApprovalsTable {
+  id: string
+  decision_id: string
+  tenant: string
+  status: string
+  reason: string | null
+  decided_by: string | null
+  requested_at: number
+  decided_at: number | null
+}
+
+export interface BudgetsTable {
+  tenant: string
+  kind: string
+  period: string
+  used: number
+  limit_value: number | null
+  updated_at: number
+}
+
+export interface BreakersTable {
+  hook_id: string
+  opened_at: number
+  failures: number
+  last_error: string
+  updated_at: number
+}
+
+export interface RevisionsTable {
+  kind: string
+  revision: number
+}
+
+/** Every table of the schema. */
+export interface Database {
+  hooks: HooksTable
+  decisions: DecisionsTable
+  hook_executions: HookExecutionsTable
+  approvals: ApprovalsTable
+  budgets: BudgetsTable
+  breakers: BreakersTable
+  revisions: RevisionsTable
+}

@@ -1,0 +1,260 @@
+// The one Store implementation over the Kysely query layer; the dialect (SQLite or
+// PostgreSQL) only decides how the connection is made and how changes are announced:
+// PostgreSQL LISTEN/NOTIFY (plus a slow poll as a safety net), SQLite a poll of the
+// change counters that every write bumps.
+
+import { type Kysely, sql } from 'kysely'
+import { AuditRepo } from './audit-repo.js'
+import { announce, HooksRepo } from './hooks-repo.js'
+import type { Database } from './schema.js'
+import type {
+  ApprovalRow,
+  ApprovalStatus,
+  AuditBatch,
+  BreakerRow,
+  BudgetRow,
+  ChangeKind,
+  DecisionDetail,
+  DecisionQuery,
+  DecisionRow,
+  HookInput,
+  SecretBox,
+  Store,
+  StoredHook,
+} from './types.js'
+
+/** How a change feed is started for a dialect: returns its stop function. */
+export type ChangeSubscriber = (emit: (kind: ChangeKind) => void) => Promise<() => Promise<void>>
+
+/** What the store needs besides the database. */
+export interface KyselyStoreOptions {
+  dialect: 'sqlite' | 'postgres'
+  location: string
+  secrets?: SecretBox
+  /** Pushes changes as they happen (PostgreSQL LISTEN); absent = polling only. */
+  subscribe?: ChangeSubscriber
+  /** How often the change counters are polled, in ms. */
+  pollMs: number
+  schemaVersion: number
+  /** Releases what the dialect holds after the Kysely instance is destroyed. */
+  onClose?: () => Promise<void>
+}
+
+const KINDS: readonly ChangeKind[] = ['hooks', 'breakers', 'budgets']
+
+/** A store over a migrated Kysely database. */
+export class KyselyStore implements Store {
+  readonly dialect: 'sqlite' | 'postgres'
+  readonly location: string
+  private readonly hooks: HooksRepo
+  private readonly audit: AuditRepo
+  private readonly listeners = new Set<(kind: ChangeKind) => void>()
+  private feed: Promise<() => Promise<void>> | undefined
+  private timer: ReturnType<typeof setInterval> | undefined
+  private seen = new Map<string, number>()
+  private polling = false
+  private closed = false
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly options: KyselyStoreOptions,
+  ) {
+    this.dialect = options.dialect
+    this.location = options.location
+    this.hooks = new HooksRepo(db, options.dialect, options.secrets)
+    this.audit = new AuditRepo(db)
+  }
+
+  putHook(hook: HookInput): Promise<StoredHook> {
+    return this.hooks.put(hook)
+  }
+  getHook(id: string, tenant?: string): Promise<StoredHook | undefined> {
+    return this.hooks.get(id, tenant)
+  }
+  listHooks(tenant?: string): Promise<StoredHook[]> {
+    return this.hooks.list(tenant)
+  }
+  deleteHook(id: string, tenant?: string): Promise<boolean> {
+    return this.hooks.delete(id, tenant)
+  }
+  setHookEnabled(id: string, enabled: boolean, tenant?: string): Promise<StoredHook | undefined> {
+    return this.hooks.setEnabled(id, enabled, tenant)
+  }
+
+  writeAudit(batch: AuditBatch): Promise<void> {
+    return this.audit.write(batch)
+  }
+  listDecisions(query?: DecisionQuery): Promise<DecisionRow[]> {
+    return this.audit.list(query)
+  }
+  getDecision(id: string, tenant?: string): Promise<DecisionDetail | undefined> {
+    return this.audit.get(id, tenant)
+  }
+  countDecisions(tenant?: string): Promise<number> {
+    return this.audit.count(tenant)
+  }
+  listApprovals(filter?: { tenant?: string; status?: ApprovalStatus }): Promise<ApprovalRow[]> {
+    return this.audit.listApprovals(filter)
+  }
+  putApproval(row: ApprovalRow): Promise<void> {
+    return this.audit.putApproval(row)
+  }
+
+  async addBudget(tenant: string, kind: string, period: string, amount: number): Promise<number> {
+    const now = Date.now()
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('budgets')
+        .values({ tenant, kind, period, used: amount, limit_value: null, updated_at: now })
+        .onConflict((oc) =>
+          oc
+            .columns(['tenant', 'kind', 'period'])
+            .doUpdateSet({ used: sql`budgets.used + ${amount}`, updated_at: now }),
+        )
+        .returning('used')
+        .executeTakeFirstOrThrow()
+      await announce(trx, this.dialect, 'budgets')
+      return Number(row.used)
+    })
+  }
+
+  async getBudget(tenant: string, kind: string, period: string): Promise<BudgetRow | undefined> {
+    const row = await this.db
+      .selectFrom('budgets')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('kind', '=', kind)
+      .where('period', '=', period)
+      .executeTakeFirst()
+    if (!row) return undefined
+    const out: BudgetRow = { tenant, kind, period, used: Number(row.used) }
+    if (row.limit_value !== null) out.limit = Number(row.limit_value)
+    return out
+  }
+
+  async setBudgetLimit(
+    tenant: string,
+    kind: string,
+    period: string,
+    limit: number | undefined,
+  ): Promise<void> {
+    const now = Date.now()
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('budgets')
+        .values({ tenant, kind, period, used: 0, limit_value: limit ?? null, updated_at: now })
+        .onConflict((oc) =>
+          oc
+            .columns(['tenant', 'kind', 'period'])
+            .doUpdateSet({ limit_value: limit ?? null, updated_at: now }),
+        )
+        .execute()
+      await announce(trx, this.dialect, 'budgets')
+    })
+  }
+
+  async loadBreakers(): Promise<BreakerRow[]> {
+    const rows = await this.db.selectFrom('breakers').selectAll().orderBy('hook_id').execute()
+    return rows.map((r) => ({
+      hookId: r.hook_id,
+      openedAt: Number(r.opened_at),
+      failures: Number(r.failures),
+      lastError: r.last_error,
+    }))
+  }
+
+  async saveBreaker(row: BreakerRow): Promise<void> {
+    const values = {
+      hook_id: row.hookId,
+      opened_at: row.openedAt,
+      failures: row.failures,
+      last_error: row.lastError.slice(0, 1024),
+      updated_at: Date.now(),
+    }
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('breakers')
+        .values(values)
+        .onConflict((oc) => oc.column('hook_id').doNothing())
+        .execute()
+      await announce(trx, this.dialect, 'breakers')
+    })
+  }
+
+  async deleteBreaker(hookId: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('breakers').where('hook_id', '=', hookId).execute()
+      await announce(trx, this.dialect, 'breakers')
+    })
+  }
+
+  watch(listener: (kind: ChangeKind) => void): () => void {
+    this.listeners.add(listener)
+    if (!this.timer && !this.closed) this.startFeed()
+    return () => {
+      this.listeners.delete(listener)
+    }
+  }
+
+  async schemaVersion(): Promise<number> {
+    return this.options.schemaVersion
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    if (this.timer) clearInterval(this.timer)
+    const stop = await this.feed?.catch(() => undefined)
+    await stop?.().catch(() => undefined)
+    await this.db.destroy()
+    await this.options.onClose?.()
+  }
+
+  private emit(kind: ChangeKind): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(kind)
+      } catch {
+        // a listener's failure is its own; the feed goes on for the others
+      }
+    }
+  }
+
+  private startFeed(): void {
+    void this.readRevisions().then((current) => {
+      for (const [kind, revision] of current) if (!this.seen.has(kind)) this.seen.set(kind, revision)
+    })
+    this.timer = setInterval(() => void this.poll(), this.options.pollMs)
+    this.timer.unref?.()
+    if (this.options.subscribe) {
+      this.feed = this.options.subscribe((kind) => {
+        if (KINDS.includes(kind)) this.emit(kind)
+      })
+      this.feed.catch(() => undefined)
+    }
+  }
+
+  private async readRevisions(): Promise<Map<string, number>> {
+    const rows = await this.db.selectFrom('revisions').selectAll().execute()
+    return new Map(rows.map((r) => [r.kind, Number(r.revision)]))
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling || this.closed) return
+    this.polling = true
+    try {
+      const current = await this.readRevisions()
+      for (const [kind, revision] of current) {
+        const before = this.seen.get(kind)
+        this.seen.set(kind, revision)
+        if (before !== undefined && before !== revision && KINDS.includes(kind as ChangeKind)) {
+          this.emit(kind as ChangeKind)
+        }
+      }
+    } catch {
+      // the database is unreachable for now; the next poll tries again
+    } finally {
+      this.polling = false
+    }
+  }
+}

@@ -1,0 +1,213 @@
+// The Store contract: what Warden persists (hooks, decisions and their hook executions,
+// approvals, tenant budgets, circuit breakers) and the change feed that tells every
+// instance sharing one database about changes. Two adapters implement it over one query
+// layer: SQLite (the default) and PostgreSQL.
+
+import type { FailurePolicy, HandlerConfig, PolicyRef } from '../core/index.js'
+
+/** Encrypts and decrypts small strings (AES-256-GCM in production). */
+export interface SecretBox {
+  seal(plain: string): string
+  open(sealed: string): string
+}
+
+/** Where a stored hook came from. */
+export type HookSource = 'builtin' | 'user' | 'file'
+
+/** How wide a hook applies. */
+export type HookScopeKind = 'global' | 'tenant' | 'agent'
+
+/** A hook as written to the store (the management API, imports). */
+export interface HookInput {
+  name: string
+  /** Omitted for a global hook. */
+  tenant?: string
+  /** Agent ids the hook is limited to. */
+  agents?: string[]
+  event: string
+  handler: HandlerConfig
+  matcher?: string
+  if?: string
+  priority?: number
+  timeoutMs?: number
+  onTimeout?: FailurePolicy
+  onError?: FailurePolicy
+  enabled?: boolean
+  policy?: PolicyRef
+  source?: HookSource
+}
+
+/** A hook as read back: secrets in `handler` are open again. */
+export interface StoredHook {
+  /** `name` for a global hook, `tenant/name` otherwise (the engine's hook id). */
+  id: string
+  name: string
+  tenant?: string
+  scope: HookScopeKind
+  agents: string[]
+  event: string
+  handlerType: string
+  handler: HandlerConfig
+  matcher?: string
+  if?: string
+  priority: number
+  timeoutMs: number
+  onTimeout: FailurePolicy
+  onError: FailurePolicy
+  enabled: boolean
+  /** Starts at 1, bumped on every update. */
+  version: number
+  policy?: PolicyRef
+  source: HookSource
+  createdAt: number
+  updatedAt: number
+}
+
+/** One hook's part in a decision, as stored. */
+export interface ExecutionRow {
+  /** Unique per decision and position; a retried write never doubles the row. */
+  dedupKey: string
+  decisionId: string
+  tenant: string
+  /** The engine id of the hook (`name` or `tenant/name`); linked to `hooks` when stored there. */
+  hookRef: string
+  hookName: string
+  hookVersion: number
+  handler: string
+  /** The verdict, or `skipped`. */
+  decision: string
+  reason?: string
+  durationMs: number
+  /** The first 256 characters of the error. */
+  error?: string
+  /** The full error, sealed. */
+  errorSealed?: string
+  errorKind?: string
+  skipped?: string
+  policyId?: string
+  policyVersion?: string
+  position: number
+  createdAt: number
+}
+
+/** One dispatch, as stored. */
+export interface DecisionRow {
+  id: string
+  requestId?: string
+  tenant: string
+  agentId?: string
+  sessionId?: string
+  event: string
+  decision: string
+  reason: string
+  reasonCode: string[]
+  /** Hooks whose verdict decided the outcome, with their versions. */
+  decidingHooks: { hook: string; version: number }[]
+  policies: PolicyRef[]
+  durationMs: number
+  blocking: boolean
+  /** The event as dispatched: `{event, payload, context}`. */
+  input: unknown
+  /** What was answered: the modified payload, additional context, approval. */
+  output: unknown
+  traceId?: string
+  createdAt: number
+}
+
+/** A decision read back with its hook executions. */
+export interface DecisionDetail extends DecisionRow {
+  executions: (ExecutionRow & { hookId?: string })[]
+}
+
+/** An approval of a held `ask`. */
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired'
+
+export interface ApprovalRow {
+  id: string
+  decisionId: string
+  tenant: string
+  status: ApprovalStatus
+  reason?: string
+  decidedBy?: string
+  requestedAt: number
+  decidedAt?: number
+}
+
+/** A batch the audit writer hands over in one transaction. */
+export interface AuditBatch {
+  decisions: DecisionRow[]
+  executions: ExecutionRow[]
+  approvals: ApprovalRow[]
+}
+
+/** Filters of {@link Store.listDecisions}. */
+export interface DecisionQuery {
+  /** Only this tenant's decisions ("" = decisions without a tenant). Omitted = every tenant. */
+  tenant?: string
+  since?: number
+  until?: number
+  decision?: string
+  event?: string
+  limit?: number
+}
+
+/** An open circuit breaker, as shared between instances. */
+export interface BreakerRow {
+  hookId: string
+  openedAt: number
+  failures: number
+  lastError: string
+}
+
+/** A tenant's use of a budget within one period. */
+export interface BudgetRow {
+  tenant: string
+  kind: string
+  period: string
+  used: number
+  limit?: number
+}
+
+/** What changed, as announced on the change feed. */
+export type ChangeKind = 'hooks' | 'breakers' | 'budgets'
+
+/**
+ * Everything persisted. `tenant` arguments restrict a call to that tenant (a tenant never
+ * reads or changes another tenant's rows); omitted, the call acts as an operator over all.
+ */
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres'
+  /** Where the data lives, without credentials. */
+  readonly location: string
+
+  putHook(hook: HookInput): Promise<StoredHook>
+  getHook(id: string, tenant?: string): Promise<StoredHook | undefined>
+  /** With `tenant`: that tenant's hooks plus the global ones. */
+  listHooks(tenant?: string): Promise<StoredHook[]>
+  deleteHook(id: string, tenant?: string): Promise<boolean>
+  setHookEnabled(id: string, enabled: boolean, tenant?: string): Promise<StoredHook | undefined>
+
+  /** Writes a batch in one transaction; rows already written are skipped (idempotent). */
+  writeAudit(batch: AuditBatch): Promise<void>
+  listDecisions(query?: DecisionQuery): Promise<DecisionRow[]>
+  getDecision(id: string, tenant?: string): Promise<DecisionDetail | undefined>
+  countDecisions(tenant?: string): Promise<number>
+
+  listApprovals(filter?: { tenant?: string; status?: ApprovalStatus }): Promise<ApprovalRow[]>
+  putApproval(row: ApprovalRow): Promise<void>
+
+  /** Adds to a budget and returns the new total (atomic across instances). */
+  addBudget(tenant: string, kind: string, period: string, amount: number): Promise<number>
+  getBudget(tenant: string, kind: string, period: string): Promise<BudgetRow | undefined>
+  setBudgetLimit(tenant: string, kind: string, period: string, limit: number | undefined): Promise<void>
+
+  loadBreakers(): Promise<BreakerRow[]>
+  saveBreaker(row: BreakerRow): Promise<void>
+  deleteBreaker(hookId: string): Promise<void>
+
+  /** Calls `listener` when another instance (or this one) changes hooks, breakers or budgets. */
+  watch(listener: (kind: ChangeKind) => void): () => void
+  /** The version of the schema after migrations. */
+  schemaVersion(): Promise<number>
+  close(): Promise<void>
+}
