@@ -1,0 +1,205 @@
+// `warden mcp`: the MCP gateway. In stdio mode the MCP client starts Warden in place of
+// the server (`warden mcp -- <server command>`) and Warden starts the server; with
+// `--upstream <url>` Warden listens for Streamable HTTP clients in front of a remote
+// server. `warden mcp pin` records or checks the tool pins. In stdio mode stdout carries
+// protocol messages only; every log line goes to stderr.
+
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { type EventContext, errorMessage } from '../core/index.js'
+import { type GatewaySetup, prepareGateway, startHttpGateway, startStdioGateway } from '../gateway/index.js'
+import { loadConfig, type WardenConfig } from '../sources/index.js'
+import type { CliIo } from './io.js'
+import { runPin } from './mcp-pin.js'
+
+const HELP = `usage: warden mcp [options] -- <server command> [args...]
+       warden mcp [options] --upstream <url> [--host 127.0.0.1] [--port N]
+       warden mcp pin [--update] --pin FILE (-- <server command> [args...] | --upstream <url>)
+
+Puts Warden between an MCP client and server: every message is checked by the hooks
+(mcp.outbound client -> server, mcp.inbound server -> client; tools/call also tool.pre and
+its result tool.post). Denied tools/call get a tool result with isError; other denied
+requests a JSON-RPC error. Tools the hooks deny unconditionally are left out of tools/list.
+
+options:
+  -c, --config FILE          warden.yaml (default: ./warden.yaml when present)
+      --hooks DIR            a folder of Markdown hook files
+      --pin FILE             pin tool names, descriptions and schemas; deny calls to tools
+                             that changed since (update with "warden mcp pin --update")
+      --upstream URL         Streamable HTTP mode: the remote MCP endpoint
+      --host ADDRESS         HTTP mode: address to listen on (default 127.0.0.1)
+      --port N               HTTP mode: port to listen on (default 0: any free port)
+      --agent NAME           the agent name hooks see in the context
+      --tenant ID            the tenant hooks see in the context
+      --max-message-bytes N  largest message accepted (default 16 MiB)
+  -h, --help                 this text
+`
+
+const OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  hooks: { type: 'string' },
+  pin: { type: 'string' },
+  upstream: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  agent: { type: 'string' },
+  tenant: { type: 'string' },
+  'max-message-bytes': { type: 'string' },
+  update: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+/** Parsed `warden mcp` arguments. */
+export interface McpArgs {
+  values: ReturnType<typeof parseMcpArgs>['values']
+  /** `pin` when the pin subcommand was asked for. */
+  action: 'gateway' | 'pin'
+  /** The server command after `--`. */
+  command: string[]
+}
+
+function parseMcpArgs(args: string[]) {
+  return parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true })
+}
+
+/**
+ * Splits `warden mcp` arguments at `--` and parses Warden's own options.
+ * @throws Error naming the bad option.
+ */
+export function splitMcpArgs(args: string[]): McpArgs {
+  const dash = args.indexOf('--')
+  const own = dash >= 0 ? args.slice(0, dash) : args
+  const command = dash >= 0 ? args.slice(dash + 1) : []
+  const parsed = parseMcpArgs(own)
+  const [first, ...extra] = parsed.positionals
+  if (first !== undefined && first !== 'pin') {
+    throw new Error(`unexpected argument "${first}"; put the server command after "--"`)
+  }
+  if (extra.length > 0)
+    throw new Error(`unexpected argument "${extra[0]}"; put the server command after "--"`)
+  return { values: parsed.values, action: first === 'pin' ? 'pin' : 'gateway', command }
+}
+
+/** Runs `warden mcp`. */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  let parsed: McpArgs
+  try {
+    parsed = splitMcpArgs(args)
+    if (parsed.values.help) {
+      io.stdout(HELP)
+      return 0
+    }
+    if (parsed.command.length === 0 && !parsed.values.upstream) {
+      throw new Error('give the server command after "--", or --upstream <url>')
+    }
+    if (parsed.command.length > 0 && parsed.values.upstream) {
+      throw new Error('give either a server command after "--" or --upstream, not both')
+    }
+    positiveInt(parsed.values.port, '--port')
+    positiveInt(parsed.values['max-message-bytes'], '--max-message-bytes')
+  } catch (error) {
+    io.stderr(`warden mcp: ${errorMessage(error)}\n\n${HELP}`)
+    return 1
+  }
+  const log = (line: string) => io.stderr(`warden mcp: ${line}\n`)
+  if (parsed.action === 'pin') return runPin(parsed, io, log)
+  let setup: GatewaySetup
+  try {
+    setup = await setupFromArgs(parsed, io, log)
+  } catch (error) {
+    log(errorMessage(error))
+    return 1
+  }
+  try {
+    return parsed.values.upstream ? await runHttp(parsed, setup, log) : await runStdio(parsed, setup, io, log)
+  } finally {
+    await setup.close()
+  }
+}
+
+async function setupFromArgs(parsed: McpArgs, io: CliIo, log: (line: string) => void): Promise<GatewaySetup> {
+  const values = parsed.values
+  let config: WardenConfig | undefined
+  const configPath =
+    values.config ?? (existsSync(resolve(io.cwd, 'warden.yaml')) ? resolve(io.cwd, 'warden.yaml') : undefined)
+  if (configPath) config = await loadConfig(resolve(io.cwd, configPath))
+  if (values.hooks !== undefined) {
+    throw new Error(
+      '--hooks: Markdown hook files are not available in this build yet; define the hooks in warden.yaml',
+    )
+  }
+  const context: EventContext = {}
+  if (values.agent) context.agent = { name: values.agent, id: values.agent }
+  if (values.tenant) context.tenantId = values.tenant
+  return prepareGateway({
+    ...(config ? { config } : {}),
+    ...(values.pin ? { pinPath: resolve(io.cwd, values.pin) } : {}),
+    context,
+    log,
+  })
+}
+
+async function runStdio(
+  parsed: McpArgs,
+  setup: GatewaySetup,
+  io: CliIo,
+  log: (line: string) => void,
+): Promise<number> {
+  const [command, ...args] = parsed.command as [string, ...string[]]
+  const maxMessageBytes = positiveInt(parsed.values['max-message-bytes'], '--max-message-bytes')
+  const gateway = await startStdioGateway({
+    ...setup,
+    command,
+    args,
+    env: io.env,
+    cwd: io.cwd,
+    ...(maxMessageBytes ? { maxMessageBytes } : {}),
+  }).catch((error: unknown) => {
+    log(errorMessage(error))
+    return undefined
+  })
+  if (!gateway) return 1
+  const stop = () => void gateway.close()
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+  const code = await gateway.exited
+  await gateway.bridge.closed
+  process.off('SIGINT', stop)
+  process.off('SIGTERM', stop)
+  process.stdin.destroy()
+  return code
+}
+
+async function runHttp(parsed: McpArgs, setup: GatewaySetup, log: (line: string) => void): Promise<number> {
+  let upstream: URL
+  try {
+    upstream = new URL(parsed.values.upstream as string)
+    if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new Error('not http(s)')
+  } catch {
+    log(`--upstream must be an http or https URL (got "${parsed.values.upstream}")`)
+    return 1
+  }
+  const port = positiveInt(parsed.values.port, '--port') ?? 0
+  const gateway = await startHttpGateway({
+    ...setup,
+    upstream,
+    port,
+    ...(parsed.values.host ? { host: parsed.values.host } : {}),
+  })
+  log(`listening on ${gateway.url.href}, forwarding to ${upstream.origin}${upstream.pathname}`)
+  await new Promise<void>((done) => {
+    process.once('SIGINT', done)
+    process.once('SIGTERM', done)
+  })
+  await gateway.close()
+  return 0
+}
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined
+  const number = Number(value)
+  if (!Number.isInteger(number) || number < 0)
+    throw new Error(`${flag} must be a whole number (got "${value}")`)
+  return number
+}

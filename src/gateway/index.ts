@@ -1,0 +1,3 @@
+// Gateways: Warden placed between agents and the servers they talk to (MCP today).
+
+export * from './mcp/index.js'

@@ -1,0 +1,131 @@
+// The Streamable HTTP gateway: listens (on loopback by default) for MCP clients and opens,
+// per client session, a session to the upstream server; every message between the two is
+// checked by the same bridge as in stdio mode.
+
+import { randomUUID } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { errorMessage } from '../../core/index.js'
+import { McpBridge } from './bridge.js'
+import type { McpChecksOptions } from './checks.js'
+
+/** How to run the HTTP gateway. */
+export interface HttpGatewayOptions extends McpChecksOptions {
+  /** The upstream MCP endpoint, e.g. http://127.0.0.1:3001/mcp. */
+  upstream: URL
+  /** The address to listen on. Default 127.0.0.1. */
+  host?: string
+  /** The port to listen on; 0 picks a free one. Default 0. */
+  port?: number
+  /** The path clients post to. Default /mcp. */
+  path?: string
+  /** Sessions open at once before new ones are refused. Default 100. */
+  maxSessions?: number
+  /** Largest request body, in bytes. Default 4 MiB. */
+  maxRequestBytes?: number
+}
+
+/** A running HTTP gateway. */
+export interface HttpGateway {
+  /** The URL clients connect to. */
+  url: URL
+  /** Open sessions. */
+  sessions(): number
+  close(): Promise<void>
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport
+  bridge: McpBridge
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
+
+/**
+ * Starts the HTTP gateway.
+ * @throws Error when the address cannot be listened on.
+ */
+export async function startHttpGateway(options: HttpGatewayOptions): Promise<HttpGateway> {
+  const host = options.host ?? '127.0.0.1'
+  const path = options.path ?? '/mcp'
+  const maxSessions = options.maxSessions ?? 100
+  const log = options.log ?? (() => undefined)
+  const sessions = new Map<string, Session>()
+  let allowedHosts = new Set<string>()
+
+  async function openSession(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (sessions.size >= maxSessions) {
+      return reply(res, 503, `too many sessions open (${maxSessions}); close one and retry`)
+    }
+    const upstream = new StreamableHTTPClientTransport(options.upstream)
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: options.maxRequestBytes ?? 4 * 1024 * 1024,
+      onsessioninitialized: (id) => {
+        sessions.set(id, session)
+      },
+    })
+    const bridge = new McpBridge({ ...options, client: transport, server: upstream })
+    const session: Session = { transport, bridge }
+    void bridge.closed.then(async () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId)
+      await upstream.terminateSession().catch(() => undefined)
+    })
+    await bridge.start()
+    await transport.handleRequest(req, res)
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://gateway')
+    if (url.pathname !== path) return reply(res, 404, `not found; MCP clients connect to ${path}`)
+    if (allowedHosts.size > 0 && !allowedHosts.has(req.headers.host ?? '')) {
+      return reply(res, 403, `host ${JSON.stringify(req.headers.host ?? '')} is not allowed`)
+    }
+    const sessionId = req.headers['mcp-session-id']
+    if (typeof sessionId === 'string') {
+      const session = sessions.get(sessionId)
+      if (!session) return reply(res, 404, 'session not found; initialize a new session', -32001)
+      return session.transport.handleRequest(req, res)
+    }
+    if (req.method !== 'POST') return reply(res, 400, 'no session: send an initialize request first')
+    return openSession(req, res)
+  }
+
+  const server: Server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      log(`http: ${errorMessage(error)}`)
+      if (!res.headersSent) reply(res, 500, 'the gateway failed to handle the request')
+      else res.end()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const port = (server.address() as AddressInfo).port
+  if (LOOPBACK.has(host)) {
+    allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`])
+  } else {
+    log(`listening on ${host}, not loopback: put authentication in front of this gateway`)
+  }
+  const shownHost = host.includes(':') ? `[${host}]` : host
+  return {
+    url: new URL(`http://${shownHost}:${port}${path}`),
+    sessions: () => sessions.size,
+    async close() {
+      await Promise.allSettled([...sessions.values()].map((s) => s.bridge.close('the gateway is stopping')))
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+function reply(res: ServerResponse, status: number, message: string, code = -32000): void {
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }))
+}

@@ -1,0 +1,23 @@
+// The MCP gateway: Warden between any MCP client and server, over stdio or Streamable HTTP.
+
+export { McpBridge, type McpBridgeOptions } from './bridge.js'
+export { type Direction, McpChecks, type McpChecksOptions, type Outcome } from './checks.js'
+export { type HttpGateway, type HttpGatewayOptions, startHttpGateway } from './http.js'
+export { DENIED_ERROR_CODE, GATEWAY_ERROR_CODE } from './jsonrpc.js'
+export {
+  canonicalJson,
+  type PinMismatch,
+  type PinObservation,
+  type ToolPin,
+  ToolPins,
+  toolDigest,
+} from './pins.js'
+export { type GatewaySetup, type GatewaySetupOptions, prepareGateway } from './setup.js'
+export {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  type StdioGateway,
+  type StdioGatewayOptions,
+  startStdioGateway,
+} from './stdio.js'
+export { type ToolResultView, toolResultView } from './tool-call.js'
+export { denyHandler, hiddenToolPatterns, ToolVisibility } from './tools.js'

@@ -1,0 +1,101 @@
+// JSON-RPC at the gateway's edge: telling requests, notifications and responses apart,
+// keying request ids, and building the answers the gateway sends in a peer's place (a
+// JSON-RPC error for most denied requests, a tool result with isError for tools/call).
+
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
+import type { Json, JsonObject } from '../../core/index.js'
+
+/** The JSON-RPC error code of a request Warden denied (a server-defined code). */
+export const DENIED_ERROR_CODE = -32003
+
+/** The JSON-RPC error code when the gateway itself failed while checking a message. */
+export const GATEWAY_ERROR_CODE = -32603
+
+/** A request id as JSON-RPC carries it. */
+export type RequestId = string | number
+
+/** What kind of JSON-RPC message this is. */
+export type MessageKind = 'request' | 'notification' | 'response'
+
+/** The kind of a message that passed the SDK's schema. */
+export function messageKind(message: JSONRPCMessage): MessageKind {
+  const record = message as Record<string, unknown>
+  if (typeof record.method === 'string') return 'id' in record ? 'request' : 'notification'
+  return 'response'
+}
+
+/** The id of a request or response, when it has one. */
+export function messageId(message: JSONRPCMessage): RequestId | undefined {
+  const id = (message as { id?: unknown }).id
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined
+}
+
+/** The method of a request or notification. */
+export function messageMethod(message: JSONRPCMessage): string | undefined {
+  const method = (message as { method?: unknown }).method
+  return typeof method === 'string' ? method : undefined
+}
+
+/** A map key for a request id that keeps `1` and `"1"` apart. */
+export function idKey(id: RequestId): string {
+  return typeof id === 'number' ? `n:${id}` : `s:${id}`
+}
+
+/** The params of a request or notification as an object (empty when absent). */
+export function paramsOf(message: JSONRPCMessage): JsonObject {
+  const params = (message as { params?: unknown }).params
+  return isObject(params) ? params : {}
+}
+
+/** The result of a success response, or undefined for an error response. */
+export function resultOf(message: JSONRPCMessage): JsonObject | undefined {
+  const result = (message as { result?: unknown }).result
+  return isObject(result) ? result : undefined
+}
+
+/** A JSON-RPC error response. */
+export function errorResponse(id: RequestId, code: number, message: string, data?: Json): JSONRPCMessage {
+  const error: JsonObject = { code, message }
+  if (data !== undefined) error.data = data
+  return { jsonrpc: '2.0', id, error } as JSONRPCMessage
+}
+
+/** A tools/call result that reports the call as failed, with the reason as text. */
+export function toolErrorResult(id: RequestId, text: string): JSONRPCMessage {
+  return {
+    jsonrpc: '2.0',
+    id,
+    result: { content: [{ type: 'text', text }], isError: true },
+  } as JSONRPCMessage
+}
+
+/**
+ * Checks a message a hook produced (a modify) before it is forwarded.
+ * @returns the message, or an error naming what is wrong with it.
+ */
+export function checkModifiedMessage(
+  candidate: unknown,
+  original: JSONRPCMessage,
+): { ok: true; message: JSONRPCMessage } | { ok: false; error: string } {
+  const parsed = JSONRPCMessageSchema.safeParse(candidate)
+  if (!parsed.success) return { ok: false, error: 'the modified message is not a valid JSON-RPC message' }
+  const message = parsed.data as JSONRPCMessage
+  if (messageKind(message) !== messageKind(original)) {
+    return {
+      ok: false,
+      error: `a modify may not turn a ${messageKind(original)} into a ${messageKind(message)}`,
+    }
+  }
+  if (messageId(message) !== messageId(original))
+    return { ok: false, error: 'a modify may not change the message id' }
+  if (messageMethod(message) !== messageMethod(original)) {
+    return { ok: false, error: 'a modify may not change the method' }
+  }
+  return { ok: true, message }
+}
+
+/** Whether a value is a plain JSON object. */
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

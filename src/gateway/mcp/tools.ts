@@ -1,0 +1,112 @@
+// Which tools a client may see: a tool named in `tools.hide` or matched by a hook that
+// denies it unconditionally (a matcher-only hook with a static `deny` handler) is removed
+// from tools/list answers, and calls to it are denied. The static `deny` handler type
+// lives here too, since the gateway is what reads it without running it.
+
+import {
+  compileMatcher,
+  type EventContext,
+  errorMessage,
+  type HandlerFactory,
+  type HookSpec,
+  type JsonObject,
+  type NameMatcher,
+  scopeCovers,
+  WardenError,
+} from '../../core/index.js'
+
+/** `handler: { type: deny, reason: "..." }`: denies every event it runs for, without I/O. */
+export const denyHandler: HandlerFactory = {
+  type: 'deny',
+  prepare(config, hook) {
+    if (config.reason !== undefined && typeof config.reason !== 'string') {
+      throw new WardenError('invalid-hook', `hook "${hook.name}": handler.reason must be a string`)
+    }
+    const reason = (config.reason as string | undefined) ?? `denied by hook "${hook.name}"`
+    return () => ({ type: 'deny', reason })
+  },
+}
+
+/** The events whose unconditional denies hide a tool. */
+const TOOL_GATE_EVENTS = new Set(['tool.pre', 'mcp.outbound'])
+
+interface HiddenRule {
+  matches: NameMatcher
+  reason: string
+}
+
+/** Decides which tools are hidden from the client. */
+export class ToolVisibility {
+  private constructor(private readonly rules: HiddenRule[]) {}
+
+  /**
+   * Builds the rules from `tools.hide` patterns (exact names, `a|b` lists or RE2 regexes)
+   * and the hooks that deny a tool unconditionally for this context.
+   * @throws WardenError `invalid-config` when a pattern is not a valid regex.
+   */
+  static from(
+    hide: readonly string[],
+    hooks: readonly HookSpec[],
+    context: EventContext = {},
+  ): ToolVisibility {
+    const rules: HiddenRule[] = []
+    for (const pattern of hide) {
+      try {
+        rules.push({ matches: compileMatcher(pattern), reason: `tool hidden by tools.hide ("${pattern}")` })
+      } catch (error) {
+        throw new WardenError('invalid-config', `tools.hide: ${errorMessage(error)}`)
+      }
+    }
+    const probe = { event: 'tool.pre' as const, payload: {}, context }
+    for (const hook of hooks) {
+      if (!isUnconditionalDeny(hook) || !scopeCovers(hook.scope, probe)) continue
+      const reason =
+        typeof hook.handler.reason === 'string' ? hook.handler.reason : `denied by hook "${hook.name}"`
+      rules.push({ matches: compileMatcher(hook.matcher as string), reason })
+    }
+    return new ToolVisibility(rules)
+  }
+
+  /** Why the tool is hidden, or undefined when the client may see it. */
+  hiddenReason(name: string): string | undefined {
+    for (const rule of this.rules) if (rule.matches(name)) return rule.reason
+    return undefined
+  }
+
+  /** The tools of a tools/list answer that the client may see. */
+  filter(tools: readonly JsonObject[]): JsonObject[] {
+    if (this.rules.length === 0) return [...tools]
+    return tools.filter((tool) => typeof tool.name !== 'string' || this.hiddenReason(tool.name) === undefined)
+  }
+}
+
+function isUnconditionalDeny(hook: HookSpec): boolean {
+  return (
+    hook.enabled &&
+    TOOL_GATE_EVENTS.has(hook.event) &&
+    hook.matcher !== undefined &&
+    hook.if === undefined &&
+    hook.handler.type === 'deny'
+  )
+}
+
+/**
+ * Reads `tools.hide` from the raw warden.yaml sections.
+ * @throws WardenError `invalid-config` when it is not a list of strings.
+ */
+export function hiddenToolPatterns(raw: Record<string, unknown> | undefined): string[] {
+  const tools = raw?.tools
+  if (tools === undefined || tools === null) return []
+  if (typeof tools !== 'object' || Array.isArray(tools)) {
+    throw new WardenError('invalid-config', 'tools must be a mapping such as { hide: [get-env] }')
+  }
+  const hide = (tools as Record<string, unknown>).hide
+  if (hide === undefined) return []
+  if (!Array.isArray(hide) || hide.some((entry) => typeof entry !== 'string' || entry.length === 0)) {
+    throw new WardenError(
+      'invalid-config',
+      'tools.hide must be a list of tool names or regular expressions, e.g. [get-env, "^debug_"]',
+    )
+  }
+  return hide as string[]
+}
