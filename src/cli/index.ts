@@ -16,6 +16,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'evaluate one event from a file or stdin; exit 0 allow/modify, 2 deny, 1 error',
     load: () => import('./check.js'),
   },
+  mcp: {
+    summary: 'MCP gateway: check every message between an MCP client and server',
+    load: () => import('./mcp.js'),
+  },
 }
 
 /** The help text listing every subcommand. */
