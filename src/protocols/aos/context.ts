@@ -1,0 +1,109 @@
+// The AOS StepContext and A2A context mapped onto Warden's event context and back, with
+// the tenant taken from the `X-Warden-Tenant` header, else `context.user.organization.id`.
+
+import type { EventContext, JsonObject } from '../../core/index.js'
+import { isObject, optionalOf, requireObject } from './fields.js'
+import { RPC_ERRORS, rpcError } from './jsonrpc.js'
+
+/** Where a request came from, beyond its body. */
+export interface RequestMeta {
+  /** The `X-Warden-Tenant` header, when sent. */
+  tenant?: string
+}
+
+/** Keys Warden sets itself; a caller's values for them are not taken over. */
+const OWN_KEYS = new Set(['tenantId', 'requestId', 'depth'])
+
+/**
+ * Maps an AOS StepContext (validated: objects where objects belong, strings where
+ * strings do; extra fields kept) onto an event context.
+ */
+export function fromStepContext(
+  raw: unknown,
+  field: string,
+  meta: RequestMeta,
+  requestId?: string,
+): EventContext {
+  const context = requireObject(raw, field)
+  for (const key of ['agent', 'session', 'user', 'identity'] as const) {
+    optionalOf(context[key], 'object', `${field}.${key}`)
+  }
+  for (const key of ['turnId', 'stepId', 'timestamp'] as const) {
+    optionalOf(context[key], 'string', `${field}.${key}`)
+  }
+  const agent = context.agent
+  if (isObject(agent)) {
+    optionalOf(agent.id, 'string', `${field}.agent.id`)
+    optionalOf(agent.name, 'string', `${field}.agent.name`)
+    optionalOf(agent.tools, 'array', `${field}.agent.tools`)
+  }
+  const user = context.user
+  if (isObject(user)) {
+    optionalOf(user.organization, 'object', `${field}.user.organization`)
+    const org = user.organization
+    if (isObject(org)) optionalOf(org.id, 'string', `${field}.user.organization.id`)
+  }
+  const result: EventContext = {}
+  for (const [key, value] of Object.entries(context)) {
+    if (!OWN_KEYS.has(key)) result[key] = value
+  }
+  return withTenant(result, meta, requestId)
+}
+
+/** An event context for methods without a StepContext (MCP) or with an A2A one. */
+export function bareContext(meta: RequestMeta, requestId?: string, agent?: JsonObject): EventContext {
+  const context: EventContext = {}
+  if (agent) context.agent = agent
+  return withTenant(context, meta, requestId)
+}
+
+function withTenant(context: EventContext, meta: RequestMeta, requestId?: string): EventContext {
+  const organization = context.user?.organization?.id
+  const tenant = meta.tenant ?? (typeof organization === 'string' ? organization : undefined)
+  if (tenant !== undefined) context.tenantId = tenant
+  if (requestId !== undefined) context.requestId = requestId
+  return context
+}
+
+/** The AOS StepContext for an event context (what a remote Guardian is sent). */
+export function toStepContext(context: EventContext): JsonObject {
+  const step: JsonObject = {}
+  for (const [key, value] of Object.entries(context)) {
+    if (OWN_KEYS.has(key) || key === 'cwd' || value === undefined) continue
+    step[key] = value as JsonObject[string]
+  }
+  step.agent ??= { id: 'unknown', name: 'unknown' }
+  step.session ??= { id: 'unknown' }
+  step.timestamp ??= new Date().toISOString()
+  return step
+}
+
+/** The name of a tool from `context.agent.tools[]` (ToolDefinition id → name), else the id. */
+export function toolName(context: EventContext, toolId: string): string {
+  const tools = context.agent?.tools
+  if (Array.isArray(tools)) {
+    for (const tool of tools) {
+      if (isObject(tool) && tool.id === toolId && typeof tool.name === 'string' && tool.name.length > 0) {
+        return tool.name
+      }
+    }
+  }
+  return toolId
+}
+
+/**
+ * Checks the tenant header: a short id of printable characters.
+ * @throws RpcError -32600 naming the header.
+ */
+export function checkTenant(value: string | string[] | undefined): string | undefined {
+  if (value === undefined) return undefined
+  const tenant = Array.isArray(value) ? value[0] : value
+  if (tenant === undefined || !/^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/.test(tenant)) {
+    throw rpcError(
+      RPC_ERRORS.invalidRequest,
+      'X-Warden-Tenant',
+      'must be 1-128 letters, digits or . _ : @ / - (starting with a letter or digit)',
+    )
+  }
+  return tenant
+}

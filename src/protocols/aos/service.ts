@@ -1,0 +1,135 @@
+// The AOS Guardian as a function from a request body to the response body: decodes and
+// checks it, answers single requests, batches and notifications as JSON-RPC 2.0 says,
+// maps each method onto its event, asks the engine and maps the decision back.
+
+import type { Engine, JsonObject } from '../../core/index.js'
+import { checkTenant, type RequestMeta } from './context.js'
+import {
+  checkEnvelope,
+  decodeBody,
+  errorResponse,
+  RPC_ERRORS,
+  RpcError,
+  type RpcId,
+  type RpcRequest,
+  readableId,
+  rpcError,
+} from './jsonrpc.js'
+import { createMappingState } from './mapping.js'
+import { mapRequest } from './methods.js'
+import { decisionResult, pingResult } from './result.js'
+
+/** Settings of the AOS service; every one but the engine has a default. */
+export interface AosServiceOptions {
+  engine: Engine
+  /** Reported by `ping`. */
+  version?: string
+  /** Most requests in one batch. Default 100. */
+  maxBatch?: number
+  /** Deepest JSON nesting accepted. Default 64. */
+  maxDepth?: number
+  /** Told about unexpected failures (answered -32603 without details). */
+  onInternalError?: (error: unknown) => void
+}
+
+/** A response body: one response, a batch of them, or nothing (notifications only). */
+export type AosReply = JsonObject | JsonObject[] | undefined
+
+/** The AOS Guardian service. */
+export interface AosService {
+  /** Answers a raw request body with the headers that matter (the tenant header). */
+  handleBody(body: Uint8Array, headers: { tenant?: string | string[] }): Promise<AosReply>
+  /** Answers an already decoded body. */
+  handle(body: unknown, meta: RequestMeta): Promise<AosReply>
+}
+
+export const AOS_DEFAULTS = { maxBatch: 100, maxDepth: 64 } as const
+
+/** Creates the AOS service over an engine. */
+export function createAosService(options: AosServiceOptions): AosService {
+  const engine = options.engine
+  const version = options.version ?? '0.1.0'
+  const maxBatch = options.maxBatch ?? AOS_DEFAULTS.maxBatch
+  const maxDepth = options.maxDepth ?? AOS_DEFAULTS.maxDepth
+  const state = createMappingState()
+
+  async function answer(request: RpcRequest, meta: RequestMeta): Promise<JsonObject | undefined> {
+    const id = request.id
+    if (request.method === 'ping') {
+      return id === undefined ? undefined : { jsonrpc: '2.0', id, result: pingResult(version) }
+    }
+    const mapped = mapRequest(request, meta, state)
+    const decision = await engine.dispatch(mapped)
+    if (id === undefined) return undefined
+    if (decision.trace.length === 0 && decision.reasonCode[0] === 'invalid-event') {
+      throw rpcError(RPC_ERRORS.invalidParams, 'params', decision.reason)
+    }
+    return {
+      jsonrpc: '2.0',
+      id,
+      result: decisionResult(decision, request as RpcRequest & { id: RpcId }, mapped.payload),
+    }
+  }
+
+  async function one(message: unknown, meta: RequestMeta): Promise<JsonObject | undefined> {
+    let request: RpcRequest
+    try {
+      request = checkEnvelope(message)
+    } catch (error) {
+      return errorResponse(readableId(message) ?? null, error as RpcError)
+    }
+    try {
+      return await answer(request, meta)
+    } catch (error) {
+      if (request.id === undefined) return undefined
+      if (error instanceof RpcError) return errorResponse(request.id, error)
+      options.onInternalError?.(error)
+      return errorResponse(
+        request.id,
+        rpcError(RPC_ERRORS.internal, 'server', 'an internal error occurred; the request was not evaluated'),
+      )
+    }
+  }
+
+  async function handle(body: unknown, meta: RequestMeta): Promise<AosReply> {
+    if (!Array.isArray(body)) return one(body, meta)
+    if (body.length === 0) {
+      return errorResponse(
+        null,
+        rpcError(RPC_ERRORS.invalidRequest, 'body', 'an empty batch; send at least one request'),
+      )
+    }
+    if (body.length > maxBatch) {
+      return errorResponse(
+        null,
+        rpcError(
+          RPC_ERRORS.invalidRequest,
+          'body',
+          `a batch of ${body.length} requests is over the limit of ${maxBatch}`,
+        ),
+      )
+    }
+    const replies = await Promise.all(body.map((message) => one(message, meta)))
+    const sent = replies.filter((r): r is JsonObject => r !== undefined)
+    return sent.length > 0 ? sent : undefined
+  }
+
+  return {
+    handle,
+    async handleBody(raw, headers) {
+      let body: unknown
+      try {
+        body = decodeBody(raw, maxDepth)
+      } catch (error) {
+        return errorResponse(null, error as RpcError)
+      }
+      let tenant: string | undefined
+      try {
+        tenant = checkTenant(headers.tenant)
+      } catch (error) {
+        return errorResponse(Array.isArray(body) ? null : (readableId(body) ?? null), error as RpcError)
+      }
+      return handle(body, tenant === undefined ? {} : { tenant })
+    },
+  }
+}

@@ -1,0 +1,130 @@
+// `protocols/MCP` and the A2A methods mapped both ways. MCP: the raw MCP message as params
+// or as `{message}`; a request or notification is `mcp.outbound`, a response `mcp.inbound`,
+// and a `tools/call` request also carries `tool` so `matcher` sees the tool name. A2A:
+// `payload` plus `context.from/to`.
+
+import type { CheckedEvent, EventName, Json, JsonObject } from '../../core/index.js'
+import { bareContext } from './context.js'
+import { invalid, isObject, jsonEqual, optionalOf, requireObject, requireString } from './fields.js'
+import type { EventEncoder, MethodMapping } from './mapping.js'
+
+function objectAt(payload: JsonObject, key: string): JsonObject {
+  const value = payload[key]
+  if (!isObject(value)) throw new Error(`the modified payload has no ${key} object`)
+  return value
+}
+
+export const mcpMessage: MethodMapping = {
+  toEvent(params, meta, requestId) {
+    const wrapped = isObject(params.message)
+    const message = wrapped ? (params.message as JsonObject) : params
+    const field = wrapped ? 'params.message' : 'params'
+    if (wrapped) optionalOf(params.reasoning, 'string', 'params.reasoning')
+    const isRequest = message.method !== undefined
+    if (isRequest) requireString(message.method, `${field}.method`)
+    else if (message.result === undefined && message.error === undefined) {
+      invalid(
+        field,
+        'must be an MCP JSON-RPC message: a request or notification (method) or a response (result or error)',
+      )
+    }
+    const mcp: JsonObject = { message, direction: isRequest ? 'outbound' : 'inbound' }
+    if (isRequest) mcp.method = message.method as string
+    const payload: JsonObject = { mcp }
+    if (message.method === 'tools/call') {
+      const call = requireObject(message.params, `${field}.params`)
+      const name = requireString(call.name, `${field}.params.name`)
+      optionalOf(call.arguments, 'object', `${field}.params.arguments`)
+      payload.tool = { name, input: (call.arguments as JsonObject | undefined) ?? {} }
+    }
+    if (wrapped && typeof params.reasoning === 'string') payload.reasoning = params.reasoning
+    const event: EventName = isRequest ? 'mcp.outbound' : 'mcp.inbound'
+    return { event, payload, context: bareContext(meta, requestId) }
+  },
+  toParams(params, original, modified) {
+    let message = objectAt(objectAt(modified, 'mcp'), 'message')
+    const before = original.tool
+    const after = modified.tool
+    if (isObject(before) && isObject(after) && !jsonEqual(after.input, before.input)) {
+      const call = isObject(message.params) ? message.params : {}
+      message = { ...message, params: { ...call, arguments: after.input as Json } }
+    }
+    return isObject(params.message) ? { ...params, message } : message
+  },
+}
+
+function a2aMapping(event: EventName): MethodMapping {
+  return {
+    toEvent(params, meta, requestId) {
+      const payload = requireObject(params.payload, 'params.payload')
+      const context = requireObject(params.context, 'params.context')
+      optionalOf(context.from, 'object', 'params.context.from')
+      optionalOf(context.to, 'object', 'params.context.to')
+      optionalOf(params.reasoning, 'string', 'params.reasoning')
+      const from = context.from as JsonObject | undefined
+      const to = context.to as JsonObject | undefined
+      const a2a: JsonObject = { method: methodOf(event), payload }
+      if (from) a2a.from = from
+      if (to) a2a.to = to
+      const result: JsonObject = { a2a }
+      if (typeof params.reasoning === 'string') result.reasoning = params.reasoning
+      const agent = from && isObject(from.agent) ? from.agent : undefined
+      return { event, payload: result, context: bareContext(meta, requestId, agent) }
+    },
+    toParams(params, _original, modified) {
+      const a2a = objectAt(modified, 'a2a')
+      if (!isObject(a2a.payload)) throw new Error('the modified a2a.payload is not an object')
+      return { ...params, payload: a2a.payload }
+    },
+  }
+}
+
+/** A2A methods and their events. */
+export const A2A_METHODS: Record<string, EventName> = {
+  'message/send': 'a2a.send',
+  'message/stream': 'a2a.stream',
+  'tasks/cancel': 'a2a.cancel',
+  'tasks/get': 'a2a.get',
+  'tasks/pushNotificationConfig/get': 'a2a.pushConfig.get',
+  'tasks/pushNotificationConfig/set': 'a2a.pushConfig.set',
+  'tasks/resubscribe': 'a2a.resubscribe',
+}
+
+function methodOf(event: EventName): string {
+  for (const [method, name] of Object.entries(A2A_METHODS)) if (name === event) return method
+  return event
+}
+
+/** Mappings of every A2A method. */
+export const a2aMappings: Record<string, MethodMapping> = Object.fromEntries(
+  Object.entries(A2A_METHODS).map(([method, event]) => [method, a2aMapping(event)]),
+)
+
+const encodeMcp: EventEncoder = (event: CheckedEvent) => {
+  const message = objectAt(objectAt(event.payload, 'mcp'), 'message')
+  const tool = event.payload.tool
+  if (message.method === 'tools/call' && isObject(tool) && isObject(tool.input)) {
+    const call = isObject(message.params) ? message.params : {}
+    return { ...message, params: { ...call, arguments: tool.input } }
+  }
+  return message
+}
+
+const encodeA2a: EventEncoder = (event: CheckedEvent) => {
+  const a2a = objectAt(event.payload, 'a2a')
+  const context: JsonObject = {}
+  if (isObject(a2a.from)) context.from = a2a.from
+  if (isObject(a2a.to)) context.to = a2a.to
+  const params: JsonObject = { payload: isObject(a2a.payload) ? a2a.payload : {}, context }
+  if (typeof event.payload.reasoning === 'string') params.reasoning = event.payload.reasoning
+  return params
+}
+
+/** Encoders from Warden events to MCP and A2A params, by event. */
+export const WIRE_ENCODERS: Record<string, { method: string; encode: EventEncoder }> = {
+  'mcp.outbound': { method: 'protocols/MCP', encode: encodeMcp },
+  'mcp.inbound': { method: 'protocols/MCP', encode: encodeMcp },
+  ...Object.fromEntries(
+    Object.entries(A2A_METHODS).map(([method, event]) => [event, { method, encode: encodeA2a }]),
+  ),
+}

@@ -1,0 +1,92 @@
+// The HTTP server: a Fastify app with `POST /aos` (the AOS Guardian), `GET /healthz`, and
+// room for what other parts mount (metrics, the management WebSocket, the UI) through
+// `plugins`. Bodies are read raw so that bad UTF-8, bad JSON, deep nesting and bodies over
+// the limit all become JSON-RPC errors rather than HTTP failures.
+
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Engine } from '../core/index.js'
+import { AOS_DEFAULTS, createAosService, errorResponse, RPC_ERRORS, rpcError } from '../protocols/index.js'
+
+/** Something that adds routes to the app (e.g. `/metrics`, `/ws`). */
+export type ServerPlugin = (app: FastifyInstance) => void | Promise<void>
+
+/** Settings of {@link createServer}; every one but the engine has a default. */
+export interface ServerOptions {
+  engine: Engine
+  /** Largest request body, in bytes. Default 1 MiB. */
+  bodyLimitBytes?: number
+  /** Most requests in one JSON-RPC batch. Default 100. */
+  maxBatch?: number
+  /** Deepest JSON nesting accepted. Default 64. */
+  maxDepth?: number
+  /** Reported by `ping` and `/healthz`. */
+  version?: string
+  /** Routes other parts of Warden add. */
+  plugins?: ServerPlugin[]
+  /** Fastify's logger setting. Default off. */
+  logger?: FastifyServerOptions['logger']
+  /** Told about unexpected failures while answering. */
+  onInternalError?: (error: unknown) => void
+}
+
+export const SERVER_DEFAULTS = { bodyLimitBytes: 1024 * 1024, version: '0.1.0' } as const
+
+/**
+ * Creates the Fastify app (not listening yet; see {@link listen}).
+ * @returns the app, ready after `await app.ready()`.
+ */
+export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
+  const bodyLimit = options.bodyLimitBytes ?? SERVER_DEFAULTS.bodyLimitBytes
+  const version = options.version ?? SERVER_DEFAULTS.version
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    connectionTimeout: 60_000,
+    requestTimeout: 120_000,
+  })
+  const service = createAosService({
+    engine: options.engine,
+    version,
+    maxBatch: options.maxBatch ?? AOS_DEFAULTS.maxBatch,
+    maxDepth: options.maxDepth ?? AOS_DEFAULTS.maxDepth,
+    ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
+  })
+
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers()
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
+    scope.setErrorHandler((error, _request, reply) => {
+      const status = (error as { statusCode?: number }).statusCode ?? 500
+      const rpc =
+        status === 413
+          ? rpcError(RPC_ERRORS.invalidRequest, 'body', `the body is over the limit of ${bodyLimit} bytes`)
+          : status < 500
+            ? rpcError(RPC_ERRORS.invalidRequest, 'body', (error as Error).message)
+            : rpcError(
+                RPC_ERRORS.internal,
+                'server',
+                'an internal error occurred; the request was not evaluated',
+              )
+      if (status >= 500) options.onInternalError?.(error)
+      return reply.code(status).send(errorResponse(null, rpc))
+    })
+    scope.post('/aos', async (request, reply) => {
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+      const tenant = request.headers['x-warden-tenant']
+      const answer = await service.handleBody(body, tenant === undefined ? {} : { tenant })
+      if (answer === undefined) return reply.code(204).send()
+      return reply
+        .code(200)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(JSON.stringify(answer))
+    })
+  })
+
+  app.get('/healthz', async () => ({ status: 'ok', version }))
+
+  for (const plugin of options.plugins ?? []) await plugin(app)
+  await app.ready()
+  return app
+}

@@ -1,0 +1,6 @@
+// The HTTP server: the AOS endpoint, health, graceful shutdown; other routes plug in.
+
+export type { ServerOptions, ServerPlugin } from './app.js'
+export { createServer, SERVER_DEFAULTS } from './app.js'
+export type { ListenOptions, ShutdownOptions } from './listen.js'
+export { installShutdown, LISTEN_DEFAULTS, listen, stopGracefully } from './listen.js'
