@@ -47,13 +47,21 @@ export function decisionValues(row: DecisionRow): DecisionsTable {
   }
 }
 
-/** An execution as a table row; `hook_id` links to a stored hook when there is one. */
+/**
+ * An execution as a table row; `hook_id` links to the stored hook when there is one (the
+ * tenant's own hook first, else the global hook of that name).
+ */
 export function executionValues(row: ExecutionRow) {
   return {
     dedup_key: row.dedupKey,
     decision_id: row.decisionId,
     tenant: row.tenant,
-    hook_id: sql<string | null>`(select h.id from hooks h where h.id = ${row.hookRef})`,
+    hook_id:
+      row.hookRef === row.hookName
+        ? sql<string | null>`(select h.id from hooks h where h.id = ${row.hookRef})`
+        : sql<
+            string | null
+          >`coalesce((select h.id from hooks h where h.id = ${row.hookRef}), (select h.id from hooks h where h.id = ${row.hookName}))`,
     hook_ref: row.hookRef,
     hook_name: row.hookName,
     hook_version: row.hookVersion,
@@ -166,7 +174,7 @@ export class AuditRepo {
           .onConflict((oc) => oc.column('id').doNothing())
           .execute()
       }
-      for (const part of chunks(batch.executions, 20)) {
+      for (const part of chunks(batch.executions, 21)) {
         if (part.length === 0) continue
         await trx
           .insertInto('hook_executions')

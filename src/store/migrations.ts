@@ -166,19 +166,17 @@ export async function migrate(db: Kysely<Database>, dialect: Dialect): Promise<n
   })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    const newer = /previously executed migration (\S+) is missing/.exec(message)
+    if (newer) {
+      throw new StoreError(
+        'store-migration',
+        `the database was migrated by a newer Warden (migration ${newer[1]}); upgrade Warden to use it`,
+      )
+    }
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
-    throw new StoreError(
-      'store-migration',
-      `database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`,
-    )
+    throw new StoreError('store-migration', `database migration ${failed} failed: ${message}`)
   }
   const applied = await migrator.getMigrations()
-  const unknown = applied.filter((m) => m.executedAt && !(m.name in all))
-  if (unknown.length > 0) {
-    throw new StoreError(
-      'store-migration',
-      `the database was migrated by a newer Warden (migration ${unknown[0]?.name}); upgrade Warden`,
-    )
-  }
   return applied.filter((m) => m.executedAt).length
 }

@@ -1,0 +1,10 @@
+// The audit trail: the writer that records every decision (batched or synchronous), the
+// rows a decision becomes, and replay of a recorded decision against today's hooks.
+
+export { auditOptionsFromSetting, auditSettingSchema } from './options.js'
+export type { HookComparison, ReplayResult } from './replay.js'
+export { formatReplay, replayDecision } from './replay.js'
+export type { AuditRows, RowOptions } from './rows.js'
+export { ERROR_CLEAR_CHARS, toAuditRows } from './rows.js'
+export type { AuditMode, AuditOptions, AuditWriter } from './writer.js'
+export { AUDIT_DEFAULTS, createAuditWriter, fanOutRecorders } from './writer.js'

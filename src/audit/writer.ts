@@ -1,0 +1,192 @@
+// The audit writer: the engine's Recorder that writes every decision to the store. In
+// `async` mode (the default) decisions are queued and written in batches off the hot path,
+// at most `intervalMs` after they were decided; in `sync` mode `record` resolves only once
+// the row is committed (concurrent decisions share one transaction). A retried batch never
+// doubles a row; `close` writes everything still queued.
+
+import { type DecisionRecord, errorMessage, type Recorder } from '../core/index.js'
+import type { AuditBatch, SecretBox, Store } from '../store/index.js'
+import { type AuditRows, toAuditRows } from './rows.js'
+
+/** When rows are written. */
+export type AuditMode = 'async' | 'sync'
+
+/** Options of {@link createAuditWriter}. */
+export interface AuditOptions {
+  mode?: AuditMode
+  /** Decisions per transaction; a full batch is written at once. Default 256. */
+  batchSize?: number
+  /** Longest wait before queued decisions are written, in ms. Default 100. */
+  intervalMs?: number
+  /** Decisions that may wait; beyond it `record` fails and blocking decisions are denied. Default 50 000. */
+  maxQueue?: number
+  /** Seals the full error text of hook executions. */
+  secrets?: SecretBox
+  /** The trace id to store with a decision (e.g. the active span's). */
+  traceId?: () => string | undefined
+  /** Told when a batch could not be written (it is retried). */
+  onError?: (error: Error) => void
+}
+
+/** The writer: a Recorder plus flushing and shutdown. */
+export interface AuditWriter extends Recorder {
+  readonly mode: AuditMode
+  /** Writes everything queued now. */
+  flush(): Promise<void>
+  /** Stops the timer and writes everything still queued; later records fail. */
+  close(): Promise<void>
+  /** Decisions waiting to be written. */
+  queueDepth(): number
+  /** Decisions written since start. */
+  written(): number
+}
+
+interface Pending {
+  rows: AuditRows
+  done?: { resolve(): void; reject(error: Error): void }
+}
+
+/** The defaults of {@link AuditOptions}. */
+export const AUDIT_DEFAULTS = { mode: 'async', batchSize: 256, intervalMs: 100, maxQueue: 50_000 } as const
+
+function toBatch(entries: Pending[]): AuditBatch {
+  const batch: AuditBatch = { decisions: [], executions: [], approvals: [] }
+  for (const { rows } of entries) {
+    batch.decisions.push(rows.decision)
+    for (const execution of rows.executions) batch.executions.push(execution)
+    if (rows.approval) batch.approvals.push(rows.approval)
+  }
+  return batch
+}
+
+/** Creates an audit writer over a store. */
+export function createAuditWriter(store: Store, options: AuditOptions = {}): AuditWriter {
+  const mode = options.mode ?? AUDIT_DEFAULTS.mode
+  const batchSize = Math.max(1, options.batchSize ?? AUDIT_DEFAULTS.batchSize)
+  const intervalMs = Math.max(1, options.intervalMs ?? AUDIT_DEFAULTS.intervalMs)
+  const maxQueue = Math.max(batchSize, options.maxQueue ?? AUDIT_DEFAULTS.maxQueue)
+  let queue: Pending[] = []
+  let writing: Promise<void> | undefined
+  let scheduled = false
+  let closed = false
+  let count = 0
+
+  const timer = mode === 'async' ? setInterval(() => void drainOnce(), intervalMs) : undefined
+  timer?.unref?.()
+
+  async function writeBatch(): Promise<void> {
+    const entries = queue.length <= batchSize ? queue : queue.slice(0, batchSize)
+    queue = queue.length <= batchSize ? [] : queue.slice(batchSize)
+    try {
+      await store.writeAudit(toBatch(entries))
+      count += entries.length
+      for (const entry of entries) entry.done?.resolve()
+    } catch (cause) {
+      const error = new Error(`could not write ${entries.length} audit record(s): ${errorMessage(cause)}`)
+      const waiting = entries.filter((e) => e.done)
+      for (const entry of waiting) entry.done?.reject(error)
+      const retry = entries.filter((e) => !e.done)
+      if (retry.length > 0) queue = [...retry, ...queue]
+      options.onError?.(error)
+      throw error
+    }
+  }
+
+  /** Writes queued batches until the queue is empty or a write fails. */
+  function drainOnce(): Promise<void> {
+    if (writing) return writing
+    if (queue.length === 0) return Promise.resolve()
+    writing = (async () => {
+      try {
+        while (queue.length > 0) await writeBatch()
+      } catch {
+        // the batch stays queued (async) or its callers were told (sync); the next tick retries
+      } finally {
+        writing = undefined
+      }
+    })()
+    return writing
+  }
+
+  function schedule(): void {
+    if (scheduled) return
+    scheduled = true
+    setImmediate(() => {
+      scheduled = false
+      void drainOnce()
+    })
+  }
+
+  function record(record: DecisionRecord): void | Promise<void> {
+    if (closed) throw new Error('the audit writer is closed')
+    if (queue.length >= maxQueue) {
+      throw new Error(`the audit queue is full (${queue.length} decisions waiting to be written)`)
+    }
+    const rows = toAuditRows(record, { secrets: options.secrets, traceId: options.traceId?.() })
+    if (mode === 'async') {
+      queue.push({ rows })
+      if (queue.length >= batchSize) schedule()
+      return
+    }
+    return new Promise<void>((resolve, reject) => {
+      queue.push({ rows, done: { resolve, reject } })
+      if (!writing) schedule()
+      else void writing.then(schedule)
+    })
+  }
+
+  async function flush(): Promise<void> {
+    while (writing) await writing
+    while (queue.length > 0) await writeBatch()
+  }
+
+  return {
+    mode,
+    record,
+    flush,
+    async close() {
+      if (closed) return flush()
+      closed = true
+      if (timer) clearInterval(timer)
+      let attempts = 0
+      for (;;) {
+        try {
+          await flush()
+          return
+        } catch (error) {
+          attempts += 1
+          if (attempts >= 5) {
+            throw new Error(
+              `${queue.length} audit record(s) could not be written at shutdown: ${errorMessage(error)}`,
+            )
+          }
+          await new Promise((resolve) => setTimeout(resolve, 200 * attempts))
+        }
+      }
+    },
+    queueDepth: () => queue.length,
+    written: () => count,
+  }
+}
+
+/** One recorder that hands every decision to several (awaiting those that return promises). */
+export function fanOutRecorders(recorders: Recorder[]): Recorder {
+  return {
+    record(record) {
+      let waits: Promise<void>[] | undefined
+      for (const recorder of recorders) {
+        const result = recorder.record(record)
+        if (result) (waits ??= []).push(result)
+      }
+      if (waits) return waits.length === 1 ? waits[0] : Promise.all(waits).then(() => undefined)
+    },
+    breakerTripped(trip, hook) {
+      const waits: Promise<void>[] = []
+      for (const recorder of recorders) {
+        const result = recorder.breakerTripped?.(trip, hook)
+        if (result) waits.push(result)
+      }
+      if (waits.length > 0) return Promise.all(waits).then(() => undefined)
+    },
+  }
+}
