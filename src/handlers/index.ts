@@ -16,6 +16,13 @@ export {
 } from './command.js'
 export type { HookFunction } from './fn.js'
 export { fnHandler } from './fn.js'
+export type { GuardianCodec, GuardianHandlerOptions, RemoteGuardian } from './guardian.js'
+export { guardianHandler, guardiansHandler, mergeModifications } from './guardian.js'
+export type { HttpConfig, HttpHandlerOptions } from './http.js'
+export { createHttpHandler, HTTP_RETRY_DELAY_MS, interpretResponse, redactSecrets } from './http.js'
+export type { ScriptHandlerOptions, ScriptProblem } from './script.js'
+export { checkScriptHook, createScriptHandler, MAX_SCRIPT_CHARS, scriptHandler } from './script.js'
+export { fromPayloadView, payloadView } from './script-view.js'
 
 /** The handler types available without extra configuration. */
 export function defaultHandlers(): HandlerFactory[] {

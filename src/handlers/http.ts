@@ -1,0 +1,226 @@
+// The `http` handler: POSTs the event (Claude Code style hook input with the canonical
+// event under `warden`) to a webhook through the SSRF-checked outbound client and reads
+// the answer in the Claude Code, GoClaw or loom dialect. Non-JSON 2xx allows; 4xx denies
+// at once; 5xx and connection failures are retried once after a second, then fail per
+// onError. Secret headers are sealed when the hook is prepared and opened only to send.
+
+import { z } from 'zod'
+import {
+  errorMessage,
+  formatZodError,
+  type HandlerFactory,
+  type HookCall,
+  type JsonObject,
+  parseHookOutput,
+  toClaudeInput,
+  WardenError,
+} from '../core/index.js'
+import { type OutboundClient, OutboundError, type OutboundResponse, redactUrl } from '../net/index.js'
+import { isSealed, type SecretBox } from '../secrets/index.js'
+
+/** Delay before the one retry of a 5xx answer or a connection failure. */
+export const HTTP_RETRY_DELAY_MS = 1000
+
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const headerMap = z.record(
+  z.string().regex(headerName, 'must be HTTP header names'),
+  z.string({ error: 'must be a string' }).max(8192, 'must be at most 8192 characters'),
+  { error: 'must be a mapping of header names to strings' },
+)
+
+const configSchema = z
+  .object({
+    type: z.literal('http'),
+    url: z
+      .string({ error: 'is required: the webhook URL, e.g. "https://hooks.example.com/warden"' })
+      .refine(
+        (u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol),
+        'must be an absolute http or https URL',
+      ),
+    headers: headerMap.optional(),
+    secretHeaders: headerMap.optional(),
+  })
+  .strict()
+
+export type HttpConfig = z.infer<typeof configSchema>
+
+/** What the http handler needs from the runtime. */
+export interface HttpHandlerOptions {
+  client: OutboundClient
+  /** The secret box, or a function creating it on first use (only hooks with secretHeaders need one). */
+  secrets?: SecretBox | (() => SecretBox)
+  /** Delay before the single retry; default 1 s. */
+  retryDelayMs?: number
+}
+
+/** Replaces every occurrence of the given secrets in a text. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text
+  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]')
+  return out
+}
+
+/** Creates the `http` handler factory around an outbound client. */
+export function createHttpHandler(options: HttpHandlerOptions): HandlerFactory {
+  let box: SecretBox | undefined
+  const secretBox = (): SecretBox => {
+    if (box) return box
+    if (!options.secrets) throw new Error('secret headers need a secret box, and none is configured')
+    box = typeof options.secrets === 'function' ? options.secrets() : options.secrets
+    return box
+  }
+  const retryDelay = options.retryDelayMs ?? HTTP_RETRY_DELAY_MS
+  return {
+    type: 'http',
+    prepare(config, hook) {
+      const parsed = configSchema.safeParse(config)
+      if (!parsed.success) {
+        throw new WardenError('invalid-hook', formatZodError(parsed.error, `hook "${hook.name}": handler`))
+      }
+      const c = parsed.data
+      const plainNames = new Set(Object.keys(c.headers ?? {}).map((h) => h.toLowerCase()))
+      const sealed: Record<string, string> = {}
+      for (const [name, value] of Object.entries(c.secretHeaders ?? {})) {
+        if (plainNames.has(name.toLowerCase())) {
+          throw new WardenError(
+            'invalid-hook',
+            `hook "${hook.name}": header "${name}" is in both headers and secretHeaders; keep it in secretHeaders only`,
+          )
+        }
+        try {
+          sealed[name] = isSealed(value) ? value : secretBox().seal(value)
+        } catch (error) {
+          throw new WardenError(
+            'invalid-hook',
+            `hook "${hook.name}": handler.secretHeaders: ${errorMessage(error)}`,
+          )
+        }
+      }
+      // From here on only the sealed form is held by the hook's config.
+      if (c.secretHeaders) config.secretHeaders = sealed
+      const url = c.url
+      const where = redactUrl(url)
+      const headers = { ...c.headers, 'content-type': 'application/json', accept: 'application/json' }
+      return async (call) => {
+        const opened: string[] = []
+        const all: Record<string, string> = { ...headers }
+        for (const [name, value] of Object.entries(sealed)) {
+          const plain = secretBox().open(value)
+          opened.push(plain)
+          all[name] = plain
+        }
+        const scrub = (text: string) => redactSecrets(text, opened)
+        try {
+          const body = JSON.stringify(toClaudeInput(call.event))
+          const response = await send(options.client, url, all, body, call, retryDelay, where)
+          return interpretResponse(response, call, where, scrub)
+        } catch (error) {
+          throw new Error(scrub(errorMessage(error)))
+        }
+      }
+    },
+  }
+}
+
+async function send(
+  client: OutboundClient,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  call: HookCall,
+  retryDelay: number,
+  where: string,
+): Promise<OutboundResponse> {
+  const attempt = () =>
+    client.request({
+      url,
+      method: 'POST',
+      headers,
+      body,
+      signal: call.signal,
+      // The engine's own timer (the hook's timeoutMs) decides timeouts; this is a backstop.
+      timeoutMs: call.hook.timeoutMs + 1000,
+    })
+  let first: OutboundResponse | OutboundError
+  try {
+    first = await attempt()
+  } catch (error) {
+    if (!(error instanceof OutboundError) || error.code !== 'connect') throw error
+    first = error
+  }
+  if (!(first instanceof OutboundError) && first.status < 500) return first
+  const cause = first instanceof OutboundError ? first.message : `${where} answered ${first.status}`
+  call.log(`${cause}; retrying once in ${retryDelay} ms`)
+  await delay(retryDelay, call.signal)
+  let second: OutboundResponse
+  try {
+    second = await attempt()
+  } catch (error) {
+    throw new Error(`webhook failed twice: ${errorMessage(error)}`)
+  }
+  if (second.status >= 500) throw new Error(`webhook failed twice: ${where} answered ${second.status}`)
+  return second
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/** Reads a webhook's answer as a verdict (or throws what was wrong with it). */
+export function interpretResponse(
+  response: OutboundResponse,
+  call: Pick<HookCall, 'event'>,
+  where: string,
+  scrub: (text: string) => string = (t) => t,
+): unknown {
+  const text = response.text().trim()
+  if (response.status >= 400) {
+    const detail = reasonFromBody(text)
+    return {
+      type: 'deny',
+      reason: scrub(`webhook ${where} answered ${response.status}${detail ? `: ${detail}` : ''}`),
+    }
+  }
+  if (response.status >= 300) throw new Error(`webhook ${where} answered ${response.status}`)
+  if (!text.startsWith('{') && !text.startsWith('[')) return { type: 'allow' }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return { type: 'allow' }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new Error(`webhook ${where} answered JSON that is not an object`)
+  }
+  const verdict = parseHookOutput(parsed as JsonObject, call.event)
+  if ('error' in verdict)
+    throw new Error(scrub(`webhook ${where} answered an invalid decision: ${verdict.error}`))
+  const v = verdict.verdict
+  if (v.reason !== undefined) v.reason = scrub(v.reason)
+  if (v.additionalContext) v.additionalContext = v.additionalContext.map(scrub)
+  return v
+}
+
+function reasonFromBody(text: string): string {
+  if (!text) return ''
+  try {
+    const parsed = JSON.parse(text) as Record<string, unknown>
+    for (const key of ['reason', 'message', 'error']) {
+      if (typeof parsed[key] === 'string') return (parsed[key] as string).slice(0, 500)
+    }
+  } catch {
+    // not JSON: the text itself
+  }
+  return text.slice(0, 200)
+}
