@@ -20,6 +20,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'MCP gateway: check every message between an MCP client and server',
     load: () => import('./mcp.js'),
   },
+  serve: {
+    summary: 'AOS Guardian server: JSON-RPC on POST /aos, /healthz; graceful shutdown',
+    load: () => import('./serve.js'),
+  },
 }
 
 /** The help text listing every subcommand. */

@@ -23,6 +23,31 @@ const limitsSchema = z
   })
   .strict()
 
+/** One remote Guardian under `guardians:`, consulted for every event AOS has a method for. */
+const guardianSchema = z
+  .object({
+    name: z.string().min(1).max(128).optional(),
+    url: z
+      .string({ error: 'is required: the remote Guardian, e.g. http://127.0.0.1:7071/aos' })
+      .regex(/^https?:\/\/\S+$/i, 'must be an http(s) URL'),
+    headers: z.record(z.string(), z.string(), { error: 'must map header names to strings' }).optional(),
+    timeoutMs: z.number().int().positive().max(600_000).optional(),
+    onError: z.enum(['deny', 'allow'], { error: 'must be "deny" or "allow"' }).optional(),
+  })
+  .strict()
+
+/** `server:`: settings of `warden serve` (command-line flags win). */
+const serverSchema = z
+  .object({
+    port: z.number().int().min(0).max(65_535).optional(),
+    host: z.string().min(1).optional(),
+    bodyLimitBytes: z.number().int().positive().optional(),
+    maxBatch: z.number().int().positive().max(10_000).optional(),
+    maxDepth: z.number().int().positive().max(1_000).optional(),
+    shutdownTimeoutMs: z.number().int().positive().optional(),
+  })
+  .strict()
+
 const configSchema = z
   .object({
     hooks: z
@@ -30,9 +55,11 @@ const configSchema = z
       .optional(),
     limits: limitsSchema.optional(),
     network: z.record(z.string(), z.unknown()).optional(),
-    guardians: z.array(z.unknown()).optional(),
+    guardians: z
+      .array(guardianSchema, { error: 'must be a list of remote Guardians like { url: ... }' })
+      .optional(),
     audit: z.unknown().optional(),
-    server: z.record(z.string(), z.unknown()).optional(),
+    server: serverSchema.optional(),
     tools: z.record(z.string(), z.unknown()).optional(),
     judge: z.record(z.string(), z.unknown()).optional(),
     db: z.string().optional(),

@@ -3,8 +3,10 @@
 // is wired here from its config section.
 
 import type { Approver, Engine, HandlerFactory, HookDefinition, Recorder } from '../core/index.js'
-import { createEngine } from '../core/index.js'
-import { defaultHandlers } from '../handlers/index.js'
+import { CANONICAL_EVENTS, createEngine } from '../core/index.js'
+import { defaultHandlers, guardianHandler, guardiansHandler } from '../handlers/index.js'
+import { createOutboundClient, type OutboundClientOptions } from '../net/index.js'
+import { aosEvents, createAosGuardianCodec } from '../protocols/index.js'
 import type { WardenConfig } from './config.js'
 
 /** What a runtime needs besides the config. */
@@ -24,6 +26,13 @@ export function buildHandlers(
   options: RuntimeOptions = {},
 ): HandlerFactory[] {
   const handlers = defaultHandlers()
+  {
+    // guardian / guardians: remote AOS Guardians, through the SSRF-checked outbound client.
+    const client = createOutboundClient((_config?.raw.network ?? {}) as OutboundClientOptions)
+    const codec = createAosGuardianCodec()
+    handlers.push({ ...guardianHandler({ client, codec }), close: () => client.close() })
+    handlers.push(guardiansHandler({ client, codec }))
+  }
   for (const extra of options.extraHandlers ?? []) {
     const at = handlers.findIndex((h) => h.type === extra.type)
     if (at >= 0) handlers.splice(at, 1)
@@ -38,10 +47,32 @@ export function buildHandlers(
  */
 export function buildEngine(config: WardenConfig | undefined, options: RuntimeOptions = {}): Engine {
   return createEngine({
-    hooks: [...(config?.hooks ?? []), ...(options.extraHooks ?? [])],
+    hooks: [...(config?.hooks ?? []), ...guardianHooks(config), ...(options.extraHooks ?? [])],
     handlers: buildHandlers(config, options),
     limits: config?.limits ?? {},
     ...(options.recorder ? { recorder: options.recorder } : {}),
     ...(options.approver ? { approver: options.approver } : {}),
   })
+}
+
+/** Runs after the usual local hooks, so a cheap local deny saves the network round trip. */
+export const GUARDIANS_PRIORITY = 1000
+
+/**
+ * The hooks for `guardians:`: one per event AOS has a method for, consulting every listed
+ * remote Guardian in parallel (any deny is a deny, modifies merge in declared order,
+ * allow needs all).
+ */
+export function guardianHooks(config: WardenConfig | undefined): HookDefinition[] {
+  const guardians = config?.raw.guardians
+  if (!Array.isArray(guardians) || guardians.length === 0) return []
+  const timeouts = guardians.map((g) => (g as { timeoutMs?: number }).timeoutMs ?? 5000)
+  return aosEvents(CANONICAL_EVENTS).map((event) => ({
+    name: `guardians:${event}`,
+    event,
+    priority: GUARDIANS_PRIORITY,
+    timeoutMs: Math.max(...timeouts),
+    source: config?.path ?? 'warden.yaml',
+    handler: { type: 'guardians', guardians },
+  }))
 }

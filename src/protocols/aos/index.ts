@@ -1,6 +1,7 @@
 // AOS (Agent Observability Standard) over JSON-RPC 2.0: every method mapped onto Warden's
 // events and back, the JSON-RPC checks and errors, and the service the server mounts.
 
+export { aosEvents, createAosGuardianCodec } from './codec.js'
 export type { RequestMeta } from './context.js'
 export { checkTenant, fromStepContext, toolName, toStepContext } from './context.js'
 export type { RpcErrorData, RpcId, RpcRequest } from './jsonrpc.js'

@@ -1,0 +1,138 @@
+// `warden serve [--port 7070] [--host 127.0.0.1] [--config warden.yaml]`: runs the AOS
+// Guardian server (POST /aos, GET /healthz) over the configured hooks and remote
+// Guardians, prints its URL and a curl to try, and shuts down gracefully on SIGTERM/SIGINT.
+
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { createServer, installShutdown, LISTEN_DEFAULTS, listen } from '../server/index.js'
+import { buildEngine, loadConfig, type WardenConfig } from '../sources/index.js'
+import type { CliIo } from './io.js'
+
+const HELP = `usage: warden serve [--port 7070] [--host 127.0.0.1] [--config warden.yaml]
+
+Runs Warden as an AOS Guardian: JSON-RPC 2.0 on POST /aos (every AOS method, batches,
+notifications), GET /healthz. Settings come from the config's server: section; flags win.
+Without --config, ./warden.yaml is used when it exists. SIGTERM or SIGINT stops it
+gracefully: requests in flight finish, background hooks drain, then it exits 0.
+
+options:
+  -p, --port N        port to listen on (default 7070; 0 picks a free one)
+  -H, --host ADDR     address to listen on (default 127.0.0.1)
+  -c, --config FILE   warden.yaml with hooks, guardians, limits and server settings
+  -h, --help          this text
+`
+
+interface ServerSection {
+  port?: number
+  host?: string
+  bodyLimitBytes?: number
+  maxBatch?: number
+  maxDepth?: number
+  shutdownTimeoutMs?: number
+}
+
+/** A curl that asks the Guardian about a destructive shell command. */
+export function demoCurl(url: string): string {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'steps/toolCallRequest',
+    params: {
+      toolCallRequest: {
+        executionId: 'demo-1',
+        toolId: 'exec',
+        inputs: [{ name: 'cmd', value: 'rm -rf /var/lib/app' }],
+      },
+      context: { agent: { id: 'demo-agent', name: 'demo' }, session: { id: 'demo-session' } },
+    },
+  })
+  return `curl -s ${url}/aos -H 'content-type: application/json' -d '${body}'`
+}
+
+/** Runs `warden serve`; resolves with the exit code once the server has shut down. */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parseServeArgs>
+  try {
+    parsed = parseServeArgs(args)
+  } catch (error) {
+    io.stderr(`warden serve: ${(error as Error).message}\n\n${HELP}`)
+    return 1
+  }
+  if (parsed.values.help) {
+    io.stdout(HELP)
+    return 0
+  }
+  let config: WardenConfig | undefined
+  try {
+    const path =
+      parsed.values.config ?? (existsSync(resolve(io.cwd, 'warden.yaml')) ? 'warden.yaml' : undefined)
+    if (path) config = await loadConfig(resolve(io.cwd, path))
+  } catch (error) {
+    io.stderr(`warden serve: ${(error as Error).message}\n`)
+    return 1
+  }
+  const section = (config?.raw.server ?? {}) as ServerSection
+  const port =
+    parsed.values.port === undefined ? (section.port ?? LISTEN_DEFAULTS.port) : Number(parsed.values.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    io.stderr(`warden serve: --port must be a whole number from 0 to 65535 (got "${parsed.values.port}")\n`)
+    return 1
+  }
+  const host = parsed.values.host ?? section.host ?? LISTEN_DEFAULTS.host
+  let engine: ReturnType<typeof buildEngine>
+  try {
+    engine = buildEngine(config)
+  } catch (error) {
+    io.stderr(`warden serve: ${(error as Error).message}\n`)
+    return 1
+  }
+  const app = await createServer({
+    engine,
+    ...(section.bodyLimitBytes ? { bodyLimitBytes: section.bodyLimitBytes } : {}),
+    ...(section.maxBatch ? { maxBatch: section.maxBatch } : {}),
+    ...(section.maxDepth ? { maxDepth: section.maxDepth } : {}),
+    onInternalError: (error) =>
+      io.stderr(`warden serve: internal error: ${(error as Error)?.stack ?? String(error)}\n`),
+  })
+  let url: string
+  try {
+    url = await listen(app, { port, host })
+  } catch (error) {
+    await engine.close()
+    io.stderr(`warden serve: cannot listen on ${host}:${port}: ${(error as Error).message}\n`)
+    return 1
+  }
+  const local = url.replace('://0.0.0.0:', '://127.0.0.1:').replace('://[::]:', '://[::1]:')
+  const hooks = engine.hooks().length
+  io.stdout(
+    `Warden AOS Guardian listening on ${url}/aos (${hooks} hook${hooks === 1 ? '' : 's'}${config?.path ? ` from ${config.path}` : ''})\n` +
+      `Health: ${local}/healthz\nTry it (the example hooks deny this):\n  ${demoCurl(local)}\n`,
+  )
+  return new Promise((done) => {
+    installShutdown({
+      app,
+      engine,
+      ...(section.shutdownTimeoutMs ? { timeoutMs: section.shutdownTimeoutMs } : {}),
+      onSignal: (signal) =>
+        io.stderr(`warden serve: ${signal}: finishing requests in flight, then exiting\n`),
+      exit(code) {
+        done(code)
+        setTimeout(() => process.exit(code), 2000).unref()
+      },
+    })
+  })
+}
+
+function parseServeArgs(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: false,
+    options: {
+      port: { type: 'string', short: 'p' },
+      host: { type: 'string', short: 'H' },
+      config: { type: 'string', short: 'c' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+}
