@@ -1,0 +1,155 @@
+// The Starlark test runner behind `warden starlark FILE...`: runs each file with an
+// `assert` module, counts every assertion, and records failures with their position.
+// Pure: the caller reads the files.
+
+import { RE2JS } from 're2js'
+import { compare, equals } from './compare.js'
+import { StarlarkError } from './errors.js'
+import { callValue } from './function.js'
+import { builtin, module } from './host.js'
+import type { Limits, Thread } from './limits.js'
+import { compile } from './program.js'
+import { repr } from './repr.js'
+import { contains } from './sequence.js'
+import { truth, type Value } from './values.js'
+
+/** One failed assertion or failed file. */
+export interface TestFailure {
+  file: string
+  line: number
+  col: number
+  message: string
+}
+
+/** Totals of a test run. */
+export interface TestReport {
+  passed: number
+  failed: number
+  failures: TestFailure[]
+}
+
+/** Whether an error message matches a pattern: a substring, else a regular expression. */
+export function messageMatches(message: string, pattern: string): boolean {
+  if (message.includes(pattern)) return true
+  try {
+    return RE2JS.compile(pattern).matcher(message).find()
+  } catch {
+    return false
+  }
+}
+
+class Session {
+  readonly report: TestReport = { passed: 0, failed: 0, failures: [] }
+  file = ''
+
+  record(thread: Thread, ok: boolean, message: string): Value {
+    if (ok) {
+      this.report.passed++
+      return null
+    }
+    this.report.failed++
+    const site = thread.site
+    this.report.failures.push({ file: this.file, line: site?.line ?? 0, col: site?.col ?? 0, message })
+    return null
+  }
+
+  fail(error: StarlarkError | Error): void {
+    this.report.failed++
+    if (error instanceof StarlarkError) {
+      this.report.failures.push({
+        file: error.file || this.file,
+        line: error.line,
+        col: error.col,
+        message: error.message,
+      })
+    } else {
+      this.report.failures.push({ file: this.file, line: 0, col: 0, message: error.message })
+    }
+  }
+
+  assertModule() {
+    const withMessage = (base: string, args: Value[], index: number) => {
+      const extra = args[index]
+      return extra === undefined ? base : `${base}: ${typeof extra === 'string' ? extra : repr(extra)}`
+    }
+    const need = (args: Value[], n: number, name: string) => {
+      if (args.length < n) throw new Error(`assert.${name}: got ${args.length} arguments, want ${n}`)
+    }
+    return module('assert', {
+      eq: builtin('assert.eq', (args, _kw, t) => {
+        need(args, 2, 'eq')
+        const [a, b] = args as [Value, Value]
+        return this.record(t, equals(a, b), withMessage(`${repr(a)} != ${repr(b)}`, args, 2))
+      }),
+      ne: builtin('assert.ne', (args, _kw, t) => {
+        need(args, 2, 'ne')
+        const [a, b] = args as [Value, Value]
+        return this.record(t, !equals(a, b), withMessage(`${repr(a)} == ${repr(b)}`, args, 2))
+      }),
+      true: builtin('assert.true', (args, _kw, t) => {
+        need(args, 1, 'true')
+        return this.record(t, truth(args[0]!), withMessage(`${repr(args[0]!)} is not true`, args, 1))
+      }),
+      lt: builtin('assert.lt', (args, _kw, t) => {
+        need(args, 2, 'lt')
+        const [a, b] = args as [Value, Value]
+        return this.record(
+          t,
+          compare(a, b) < 0,
+          withMessage(`${repr(a)} is not less than ${repr(b)}`, args, 2),
+        )
+      }),
+      contains: builtin('assert.contains', (args, _kw, t) => {
+        need(args, 2, 'contains')
+        const [container, x] = args as [Value, Value]
+        return this.record(t, contains(container, x), `${repr(container)} does not contain ${repr(x)}`)
+      }),
+      fails: builtin('assert.fails', (args, _kw, t) => {
+        need(args, 2, 'fails')
+        const [fn, pattern] = args as [Value, Value]
+        if (typeof pattern !== 'string') throw new Error('assert.fails: pattern must be a string')
+        const site = t.site
+        let message: string
+        try {
+          callValue(fn, [], null, t)
+          message = `evaluation succeeded unexpectedly (want error matching ${repr(pattern)})`
+        } catch (error) {
+          if (!(error instanceof StarlarkError)) throw error
+          t.site = site
+          if (messageMatches(error.reason, pattern) || messageMatches(error.message, pattern)) {
+            return this.record(t, true, '')
+          }
+          message = `regular expression (${pattern}) did not match error (${error.reason})`
+        }
+        t.site = site
+        return this.record(t, false, message)
+      }),
+    })
+  }
+}
+
+/**
+ * Runs Starlark test files. Each assertion (`assert.eq`, `assert.ne`, `assert.true`,
+ * `assert.lt`, `assert.contains`, `assert.fails`) counts as passed or failed; a failure
+ * records the assert call's position and execution continues. A file that does not parse,
+ * or fails outside an assertion, counts as one failure with the error's position.
+ */
+export function runStarlarkTests(
+  files: { path: string; source: string }[],
+  limits?: Partial<Limits>,
+): TestReport {
+  const session = new Session()
+  const assert = session.assertModule()
+  for (const { path, source } of files) {
+    session.file = path
+    try {
+      compile(source, path).run({
+        globals: { assert },
+        limits: limits ?? { maxWallTimeMs: 10_000, maxSteps: 10_000_000 },
+      })
+    } catch (error) {
+      session.fail(error instanceof Error ? error : new Error(String(error)))
+    }
+  }
+  return session.report
+}
