@@ -17,7 +17,10 @@ export const EVERYTHING = [
 ]
 
 /** The entry of server-filesystem (append the allowed folders). */
-export const FILESYSTEM = [process.execPath, `${ROOT}node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`]
+export const FILESYSTEM = [
+  process.execPath,
+  `${ROOT}node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`,
+]
 
 /** The test fixture server whose greet description comes from GREET_DESCRIPTION. */
 export const SHIFTY = [process.execPath, `${ROOT}test/fixtures/mcp/shifty-server.mjs`]

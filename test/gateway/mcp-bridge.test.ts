@@ -75,7 +75,14 @@ describe('McpBridge', () => {
         release = resolve
       })
     const h = await harness(
-      [{ name: 'ask-echo', event: 'tool.pre', matcher: '^echo$', handler: { type: 'fn', fn: () => ({ decision: 'ask', reason: 'echo needs a human' }) } }],
+      [
+        {
+          name: 'ask-echo',
+          event: 'tool.pre',
+          matcher: '^echo$',
+          handler: { type: 'fn', fn: () => ({ decision: 'ask', reason: 'echo needs a human' }) },
+        },
+      ],
       approver,
     )
     const held = h.client.callTool({ name: 'echo', arguments: { message: 'held' } })
@@ -100,24 +107,42 @@ describe('McpBridge', () => {
         name: 'rewrite',
         event: 'tool.pre',
         matcher: '^echo$',
-        handler: { type: 'fn', fn: ({ event }: { event: { payload: JsonObject } }) => modify(withToolInput(event.payload, { message: 'rewritten' })) },
+        handler: {
+          type: 'fn',
+          fn: ({ event }: { event: { payload: JsonObject } }) =>
+            modify(withToolInput(event.payload, { message: 'rewritten' })),
+        },
       },
     ])
     const result = await h.client.callTool({ name: 'echo', arguments: { message: 'original' } })
     expect(firstText(result)).toBe('Echo: rewritten')
-    const sent = h.toServer.find((m) => (m as { method?: string }).method === 'tools/call') as { params: JsonObject }
+    const sent = h.toServer.find((m) => (m as { method?: string }).method === 'tools/call') as {
+      params: JsonObject
+    }
     expect(sent.params.arguments).toEqual({ message: 'rewritten' })
   }, 60_000)
 
   it('fails a call closed when its hook throws, with the cause, and the session goes on', async () => {
     const h = await harness([
-      { name: 'thrower', event: 'tool.pre', matcher: '^get-sum$', handler: { type: 'fn', fn: () => { throw new Error('hook blew up') } } },
+      {
+        name: 'thrower',
+        event: 'tool.pre',
+        matcher: '^get-sum$',
+        handler: {
+          type: 'fn',
+          fn: () => {
+            throw new Error('hook blew up')
+          },
+        },
+      },
     ])
     const failed = await h.client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } })
     expect(failed.isError).toBe(true)
     expect(firstText(failed)).toContain('hook blew up')
     expect(h.toServer.some((m) => (m as { method?: string }).method === 'tools/call')).toBe(false)
-    expect(firstText(await h.client.callTool({ name: 'echo', arguments: { message: 'ok' } }))).toBe('Echo: ok')
+    expect(firstText(await h.client.callTool({ name: 'echo', arguments: { message: 'ok' } }))).toBe(
+      'Echo: ok',
+    )
   }, 60_000)
 
   it('denies a message whose modify is not valid JSON-RPC for it', async () => {
@@ -130,7 +155,10 @@ describe('McpBridge', () => {
           type: 'fn',
           fn: ({ event }: { event: { payload: JsonObject } }) => {
             const mcp = event.payload.mcp as JsonObject
-            return modify({ ...event.payload, mcp: { ...mcp, message: { ...(mcp.message as JsonObject), id: 'other' } } })
+            return modify({
+              ...event.payload,
+              mcp: { ...mcp, message: { ...(mcp.message as JsonObject), id: 'other' } },
+            })
           },
         },
       },
@@ -142,18 +170,25 @@ describe('McpBridge', () => {
 
   it('shows hooks both directions, with the tool on tools/call, and denies a result on tool.post', async () => {
     const seen: string[] = []
-    const record = (label: string) => ({ event }: { event: { payload: JsonObject } }) => {
-      const mcp = event.payload.mcp as JsonObject | undefined
-      const tool = event.payload.tool as JsonObject | undefined
-      seen.push([label, mcp?.method, mcp?.direction, tool?.name].filter(Boolean).join(' '))
-      return undefined
-    }
+    const record =
+      (label: string) =>
+      ({ event }: { event: { payload: JsonObject } }) => {
+        const mcp = event.payload.mcp as JsonObject | undefined
+        const tool = event.payload.tool as JsonObject | undefined
+        seen.push([label, mcp?.method, mcp?.direction, tool?.name].filter(Boolean).join(' '))
+        return undefined
+      }
     const h = await harness([
       { name: 'out', event: 'mcp.outbound', handler: { type: 'fn', fn: record('out') } },
       { name: 'in', event: 'mcp.inbound', handler: { type: 'fn', fn: record('in') } },
       { name: 'pre', event: 'tool.pre', handler: { type: 'fn', fn: record('pre') } },
       { name: 'post', event: 'tool.post', handler: { type: 'fn', fn: record('post') } },
-      { name: 'no-sum-results', event: 'tool.post', matcher: '^get-sum$', handler: { type: 'fn', fn: () => deny('sum results are secret') } },
+      {
+        name: 'no-sum-results',
+        event: 'tool.post',
+        matcher: '^get-sum$',
+        handler: { type: 'fn', fn: () => deny('sum results are secret') },
+      },
     ])
     await h.client.callTool({ name: 'echo', arguments: { message: 'x' } })
     expect(seen).toContain('out initialize outbound')
@@ -180,12 +215,16 @@ describe('McpBridge', () => {
     await eventually(() => h.toServer.some((m) => (m as { method?: string }).method === 'tools/call'))
     controller.abort('changed my mind')
     await expect(call).rejects.toThrow()
-    await eventually(() => h.toServer.some((m) => (m as { method?: string }).method === 'notifications/cancelled'))
+    await eventually(() =>
+      h.toServer.some((m) => (m as { method?: string }).method === 'notifications/cancelled'),
+    )
     const sent = h.toServer.find((m) => (m as { method?: string }).method === 'tools/call') as { id: number }
-    const cancelled = h.toServer.find((m) => (m as { method?: string }).method === 'notifications/cancelled') as {
-      params: { requestId: number }
-    }
+    const cancelled = h.toServer.find(
+      (m) => (m as { method?: string }).method === 'notifications/cancelled',
+    ) as unknown as { params: { requestId: number } }
     expect(cancelled.params.requestId).toBe(sent.id)
-    expect(firstText(await h.client.callTool({ name: 'echo', arguments: { message: 'after' } }))).toBe('Echo: after')
+    expect(firstText(await h.client.callTool({ name: 'echo', arguments: { message: 'after' } }))).toBe(
+      'Echo: after',
+    )
   }, 60_000)
 })

@@ -6,7 +6,15 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cliArgs, ROOT, runCli } from '../helpers/cli.js'
-import { connectThroughGateway, EVERYTHING, eventually, firstText, SHIFTY, tempDir, writeConfig } from './helpers.js'
+import {
+  connectThroughGateway,
+  EVERYTHING,
+  eventually,
+  firstText,
+  SHIFTY,
+  tempDir,
+  writeConfig,
+} from './helpers.js'
 
 /** Starts the gateway as a raw child: the test speaks JSON lines to it. */
 function rawGateway(server: string[]) {
@@ -41,9 +49,19 @@ describe('warden mcp process care', () => {
     gateway.send(initialize)
     await eventually(() => gateway.lines().length >= 1, 20_000)
     gateway.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
-    gateway.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'shout', arguments: { text: 'hi' } } })
+    gateway.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'shout', arguments: { text: 'hi' } },
+    })
     await eventually(() => gateway.lines().length >= 2)
-    gateway.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'quit', arguments: { code: 3 } } })
+    gateway.send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'quit', arguments: { code: 3 } },
+    })
     const code = await gateway.exited
     expect(code).toBe(3)
     for (const line of gateway.lines()) expect(JSON.parse(line).jsonrpc).toBe('2.0')
@@ -108,7 +126,10 @@ hooks:
 `)
     const gateway = await connectThroughGateway(['--config', config], EVERYTHING)
     try {
-      const result = await gateway.client.callTool({ name: 'echo', arguments: { message: 'y'.repeat(2 * 1024 * 1024) } })
+      const result = await gateway.client.callTool({
+        name: 'echo',
+        arguments: { message: 'y'.repeat(2 * 1024 * 1024) },
+      })
       expect(result.isError).toBe(true)
       expect(firstText(result)).toMatch(/over the cap/)
       const small = await gateway.client.callTool({ name: 'echo', arguments: { message: 'small' } })

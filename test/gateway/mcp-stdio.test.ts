@@ -85,7 +85,10 @@ hooks:
   })
 
   it('rewrites a result through a redaction hook', async () => {
-    const result = await gateway.client.callTool({ name: 'echo', arguments: { message: 'my key is sk-abc123XYZ' } })
+    const result = await gateway.client.callTool({
+      name: 'echo',
+      arguments: { message: 'my key is sk-abc123XYZ' },
+    })
     expect(firstText(result)).toBe('Echo: my key is [REDACTED]')
     expect(JSON.stringify(result)).not.toContain('sk-abc123XYZ')
   })
@@ -159,7 +162,10 @@ hooks:
     expect(firstText(result)).toContain('outside')
     expect(existsSync(path)).toBe(false)
     const sneaky = join(safe, '..', 'sneaky.txt')
-    const traversal = await gateway.client.callTool({ name: 'write_file', arguments: { path: sneaky, content: 'no' } })
+    const traversal = await gateway.client.callTool({
+      name: 'write_file',
+      arguments: { path: sneaky, content: 'no' },
+    })
     expect(traversal.isError).toBe(true)
     expect(existsSync(join(root, 'sneaky.txt'))).toBe(false)
   })
