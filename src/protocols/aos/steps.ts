@@ -134,7 +134,13 @@ export const toolCallResult: MethodMapping = {
     const base = (nested ? params.toolCallResult : params) as JsonObject
     const result: JsonObject = { ...(base.result as JsonObject), outputs: outputsOf(tool.output) }
     if (typeof tool.isError === 'boolean') result.isError = tool.isError
-    return nested ? { ...params, toolCallResult: { ...base, result } } : { ...params, result }
+    if (nested) return { ...params, toolCallResult: { ...base, result } }
+    // The flat form of the spec prose is answered in the schema's nested form, which both
+    // schemas validate.
+    const { executionId, result: _flat, ...rest } = params
+    const toolCallResult: JsonObject = { result }
+    if (executionId !== undefined) toolCallResult.executionId = executionId
+    return { ...rest, toolCallResult }
   },
 }
 
