@@ -6,17 +6,37 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { type Decision, eventInfo, fromClaudeInput, isClaudeInput, type JsonObject } from '../core/index.js'
-import { buildEngine, loadConfig, type WardenConfig } from '../sources/index.js'
+import {
+  type Decision,
+  eventInfo,
+  fromClaudeInput,
+  type HookDefinition,
+  isClaudeInput,
+  type JsonObject,
+} from '../core/index.js'
+import {
+  buildEngine,
+  formatProblem,
+  loadConfig,
+  loadHookSources,
+  type WardenConfig,
+} from '../sources/index.js'
 import { type CliIo, readInput } from './io.js'
 
-const HELP = `usage: warden check [--config warden.yaml] [--format warden|claude] [FILE | -]
+const HELP = `usage: warden check [--config warden.yaml] [--format warden|claude] [--hooks DIR]
+                    [--claude-settings FILE] [--profile FILE] [FILE | -]
 
 Reads one event from FILE (or stdin) and runs the hooks of the config on it.
 The event is {"event", "payload", "context"} or a Claude Code hook input (hook_event_name).
 Prints the decision as JSON: Warden's shape, or Claude Code hook output when the input was
 Claude Code hook input (override with --format). Exit code: 0 allow or modify, 2 deny
 (reason on stderr), 1 error.
+
+Hooks also come from (each flag may repeat):
+  --hooks DIR               a folder of Starlark hook files (*.md with YAML front matter)
+  --claude-settings FILE    the "hooks" of a Claude Code settings.json
+  --profile FILE            the hook actions of a loom agent.json profile
+A hook file, settings file or profile with a problem is an error (exit 1).
 `
 
 /** Runs `warden check`. */
@@ -47,6 +67,24 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.stderr(`warden check: ${(error as Error).message}\n`)
     return 1
   }
+  let extraHooks: HookDefinition[] = []
+  const { hooks: hookDirs, 'claude-settings': claudeSettings, profile: profiles } = parsed.values
+  if (hookDirs?.length || claudeSettings?.length || profiles?.length) {
+    const where = (paths: string[] | undefined) => (paths ?? []).map((p) => resolve(io.cwd, p))
+    const report = await loadHookSources({
+      hookDirs: where(hookDirs),
+      claudeSettings: where(claudeSettings),
+      profiles: where(profiles),
+      env: io.env,
+      ...(config ? { config } : {}),
+    })
+    for (const warning of report.warnings) io.stderr(`warden check: warning: ${formatProblem(warning)}\n`)
+    if (report.problems.length > 0) {
+      for (const problem of report.problems) io.stderr(`warden check: ${formatProblem(problem)}\n`)
+      return 1
+    }
+    extraHooks = report.hooks
+  }
   const file = parsed.positionals[0]
   let text: string
   try {
@@ -74,7 +112,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   let engine: ReturnType<typeof buildEngine>
   try {
-    engine = buildEngine(config)
+    engine = buildEngine(config, { extraHooks, env: io.env })
   } catch (error) {
     io.stderr(`warden check: ${(error as Error).message}\n`)
     return 1
@@ -101,6 +139,9 @@ function parseCheckArgs(args: string[]) {
     options: {
       config: { type: 'string', short: 'c' },
       format: { type: 'string' },
+      hooks: { type: 'string', multiple: true },
+      'claude-settings': { type: 'string', multiple: true },
+      profile: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   })

@@ -63,6 +63,20 @@ const configSchema = z
     tools: z.record(z.string(), z.unknown()).optional(),
     judge: z.record(z.string(), z.unknown()).optional(),
     db: z.string().optional(),
+    scripts: z
+      .object({
+        httpAllow: z
+          .array(z.string(), { error: 'must be a list of host names http.get/post may reach' })
+          .optional(),
+        maxSteps: z.number().int().positive().optional(),
+        maxWallTimeMs: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
+    webhooks: z
+      .object({ allow: z.array(z.string(), { error: 'must be a list of URL prefixes' }).optional() })
+      .strict()
+      .optional(),
   })
   .strict()
 

@@ -1,6 +1,37 @@
 // Where hook definitions and settings come from.
 
+export type { ClaudeSettingsOptions } from './claude-settings.js'
+export { claudeProjectDir, loadClaudeSettings, parseClaudeSettings } from './claude-settings.js'
 export type { WardenConfig } from './config.js'
 export { loadConfig, parseConfig } from './config.js'
+export type { HookFileResult } from './hook-files.js'
+export {
+  checkHookFile,
+  duplicateHookProblems,
+  listHookFiles,
+  loadHookDir,
+  loadHookFile,
+} from './hook-files.js'
+export type { ParsedHookFile } from './hook-files-parse.js'
+export { HOOK_FILE_KEYS, hookNameOf, parseHookFile, SCRIPT_HANDLER_TYPE } from './hook-files-parse.js'
+export type { SourceProblem, SourceReport } from './hook-files-report.js'
+export { emptyReport, formatProblem, mergeReports } from './hook-files-report.js'
+export type { HookSourceOptions } from './hook-files-runtime.js'
+export {
+  applyKillSwitch,
+  DISABLE_HOOKS_ENV,
+  hooksDisabled,
+  KILL_SWITCH_WARNING,
+  loadHookSources,
+  scriptHandlerOptions,
+  WEBHOOK_ALLOW_ENV,
+  webhookAllowList,
+} from './hook-files-runtime.js'
+export type { AttachReport, HookDirChange, HookDirWatcher, WatchOptions } from './hook-files-watch.js'
+export { attachHookDir, hookId, watchHookDir } from './hook-files-watch.js'
+export type { ProfileOptions } from './profile.js'
+export { ALLOW_COMMAND_HOOKS_ENV, loadProfile, PROFILE_BUCKETS, parseProfile } from './profile.js'
+export type { ProfileActionOptions } from './profile-actions.js'
+export { createProfileActionHandler, PROFILE_ACTION_TYPE } from './profile-actions.js'
 export type { RuntimeOptions } from './runtime.js'
 export { buildEngine, buildHandlers } from './runtime.js'

@@ -55,7 +55,7 @@ export function webhookUrlProblem(text: string, allow: readonly string[]): strin
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     return 'webhook url must be https (or http to loopback)'
   if (!allow.some((entry) => urlAllowed(url, entry))) {
-    return `webhook url "${url.origin}${url.pathname}" is not in the webhook allowlist; add it to network.webhooks in warden.yaml or to WARDEN_WEBHOOK_ALLOW`
+    return `webhook url "${url.origin}${url.pathname}" is not in the webhook allowlist; add it to webhooks.allow in warden.yaml or to WARDEN_WEBHOOK_ALLOW (comma-separated)`
   }
   return undefined
 }

@@ -4,10 +4,12 @@
 
 import type { Approver, Engine, HandlerFactory, HookDefinition, Recorder } from '../core/index.js'
 import { CANONICAL_EVENTS, createEngine } from '../core/index.js'
-import { defaultHandlers, guardianHandler, guardiansHandler } from '../handlers/index.js'
+import { createScriptHandler, defaultHandlers, guardianHandler, guardiansHandler } from '../handlers/index.js'
 import { createOutboundClient, type OutboundClientOptions } from '../net/index.js'
 import { aosEvents, createAosGuardianCodec } from '../protocols/index.js'
 import type { WardenConfig } from './config.js'
+import { applyKillSwitch, scriptHandlerOptions, webhookAllowList } from './hook-files-runtime.js'
+import { createProfileActionHandler } from './profile-actions.js'
 
 /** What a runtime needs besides the config. */
 export interface RuntimeOptions {
@@ -33,6 +35,9 @@ export function buildHandlers(
     handlers.push({ ...guardianHandler({ client, codec }), close: () => client.close() })
     handlers.push(guardiansHandler({ client, codec }))
   }
+  // script: Starlark hook files; profile-action: the declarative actions of agent.json profiles.
+  handlers.push(createScriptHandler(scriptHandlerOptions(_config)))
+  handlers.push(createProfileActionHandler({ webhookAllow: webhookAllowList(_config, options.env) }))
   for (const extra of options.extraHandlers ?? []) {
     const at = handlers.findIndex((h) => h.type === extra.type)
     if (at >= 0) handlers.splice(at, 1)
@@ -46,13 +51,15 @@ export function buildHandlers(
  * @throws WardenError when a hook is invalid.
  */
 export function buildEngine(config: WardenConfig | undefined, options: RuntimeOptions = {}): Engine {
-  return createEngine({
+  const engine = createEngine({
     hooks: [...(config?.hooks ?? []), ...guardianHooks(config), ...(options.extraHooks ?? [])],
     handlers: buildHandlers(config, options),
     limits: config?.limits ?? {},
     ...(options.recorder ? { recorder: options.recorder } : {}),
     ...(options.approver ? { approver: options.approver } : {}),
   })
+  // WARDEN_DISABLE_HOOKS=1 turns every hook off, and says so on stderr at every start.
+  return applyKillSwitch(engine, options.env ? { env: options.env } : {})
 }
 
 /** Runs after the usual local hooks, so a cheap local deny saves the network round trip. */
