@@ -20,6 +20,18 @@ export type { GuardianCodec, GuardianHandlerOptions, RemoteGuardian } from './gu
 export { guardianHandler, guardiansHandler, mergeModifications } from './guardian.js'
 export type { HttpConfig, HttpHandlerOptions } from './http.js'
 export { createHttpHandler, HTTP_RETRY_DELAY_MS, interpretResponse, redactSecrets } from './http.js'
+export type { PromptConfig, PromptHandlerOptions } from './prompt.js'
+export { createPromptHandler, JUDGE_MAX_INPUT_BYTES, toVerdict } from './prompt.js'
+export type { JudgeAnswer, JudgedCall, JudgeEndpoint } from './prompt-judge.js'
+export { DECIDE_TOOL, judgeRequest, readJudgeAnswer } from './prompt-judge.js'
+export type { TokenLedger } from './prompt-limits.js'
+export {
+  JUDGE_CACHE_TTL_MS,
+  JUDGE_CALLS_PER_TURN,
+  JUDGE_MONTHLY_TOKENS,
+  judgeCacheKey,
+  memoryTokenLedger,
+} from './prompt-limits.js'
 export type { ScriptHandlerOptions, ScriptProblem } from './script.js'
 export { checkScriptHook, createScriptHandler, MAX_SCRIPT_CHARS, scriptHandler } from './script.js'
 export { fromPayloadView, payloadView } from './script-view.js'
