@@ -61,6 +61,9 @@ const configSchema = z
     line: z.number().int().positive().optional(),
     when: z.string().max(4096).optional(),
     whenLine: z.number().int().positive().optional(),
+    /** Columns to add to Starlark positions (the script's indentation in its file). */
+    column: z.number().int().min(0).optional(),
+    whenColumn: z.number().int().min(0).optional(),
   })
   .strict()
 
@@ -77,6 +80,9 @@ interface Prepared {
   module: Module
   when?: CompiledExpression
   file: string
+  /** Column offsets of the script and of `when` in their file. */
+  column: number
+  whenColumn: number
 }
 
 /** Source text padded so that line numbers match the file it came from. */
@@ -111,9 +117,14 @@ function prepareScript(config: ScriptConfig, hookName: string, limits: Partial<L
       pos?.col,
     )
   }
-  const prepared: Prepared = { module, file }
+  const prepared: Prepared = { module, file, column: config.column ?? 0, whenColumn: config.whenColumn ?? 0 }
   if (config.when !== undefined) {
-    prepared.when = compileExpression(atLine(config.when, config.whenLine), file, { limits })
+    try {
+      prepared.when = compileExpression(atLine(config.when, config.whenLine), file, { limits })
+    } catch (error) {
+      if (error instanceof StarlarkError) throw new WhenError(error)
+      throw error
+    }
   }
   return prepared
 }
@@ -128,21 +139,24 @@ class ScriptShapeError extends Error {
   }
 }
 
-function problemOf(error: unknown): ScriptProblem {
-  if (error instanceof StarlarkError) {
-    const problem: ScriptProblem = { message: error.reason }
-    if (error.line > 0) {
-      problem.line = error.line
-      problem.col = error.col
+function problemOf(error: unknown, config: Pick<ScriptConfig, 'column' | 'whenColumn'>): ScriptProblem {
+  const inWhen = error instanceof WhenError
+  const starlark = error instanceof WhenError ? error.starlark : error
+  if (starlark instanceof StarlarkError) {
+    const problem: ScriptProblem = { message: starlark.reason }
+    if (starlark.line > 0) {
+      problem.line = starlark.line
+      problem.col = starlark.col + ((inWhen ? config.whenColumn : config.column) ?? 0)
     }
-    if (error.kind === 'syntax') problem.message = `Starlark syntax error: ${error.reason}`
-    else if (error.functionName) problem.message = `in ${error.functionName}: ${error.reason}`
+    if (starlark.kind === 'syntax') problem.message = `Starlark syntax error: ${starlark.reason}`
+    else if (starlark.functionName) problem.message = `in ${starlark.functionName}: ${starlark.reason}`
+    if (inWhen) problem.message = `when: ${problem.message}`
     return problem
   }
   if (error instanceof ScriptShapeError) {
     const problem: ScriptProblem = { message: error.message }
     if (error.line !== undefined) problem.line = error.line
-    if (error.col !== undefined) problem.col = error.col
+    if (error.col !== undefined) problem.col = error.col + (config.column ?? 0)
     return problem
   }
   return { message: error instanceof Error ? error.message : String(error) }
@@ -161,12 +175,17 @@ function parseConfig(config: HandlerConfig, hookName: string): ScriptConfig {
  * @returns the problems with their positions (empty when the hook is fine).
  */
 export function checkScriptHook(config: HandlerConfig, hookName: string): ScriptProblem[] {
+  let parsed: ScriptConfig
   try {
-    prepareScript(parseConfig(config, hookName), hookName, {})
+    parsed = parseConfig(config, hookName)
+  } catch (error) {
+    return [{ message: (error as Error).message }]
+  }
+  try {
+    prepareScript(parsed, hookName, {})
     return []
   } catch (error) {
-    if (error instanceof WardenError) return [{ message: error.message }]
-    return [problemOf(error)]
+    return [problemOf(error, parsed)]
   }
 }
 
@@ -204,7 +223,7 @@ export function createScriptHandler(options: ScriptHandlerOptions = {}): Handler
       try {
         prepared = prepareScript(parsed, hook.name, limits)
       } catch (error) {
-        const problem = problemOf(error)
+        const problem = problemOf(error, parsed)
         const where = problem.line
           ? `${parsed.file ?? `${hook.name}.star`}:${problem.line}:${problem.col ?? 1}: `
           : ''
@@ -277,7 +296,7 @@ function runScript(
         })
       }
       finish(run, call)
-      throw new Error(problemText(error, prepared.file))
+      throw new Error(problemText(error, prepared))
     }
     finish(run, call)
     return verdict
@@ -325,10 +344,22 @@ class WhenError extends Error {
   }
 }
 
-function problemText(error: unknown, file: string): string {
-  if (error instanceof WhenError) return `when failed: ${error.starlark.message}`
-  if (error instanceof StarlarkError) return error.line > 0 ? error.message : `${file}: ${error.message}`
+function problemText(error: unknown, prepared: Prepared): string {
+  if (error instanceof WhenError) return `when failed: ${starlarkText(error.starlark, prepared.whenColumn)}`
+  if (error instanceof StarlarkError) {
+    return error.line > 0 ? starlarkText(error, prepared.column) : `${prepared.file}: ${error.message}`
+  }
   return error instanceof Error ? error.message : String(error)
+}
+
+/** A Starlark error as file:line:col (columns shifted to the file), function, reason and call sites. */
+function starlarkText(error: StarlarkError, column: number): string {
+  let text = `${error.file}:${error.line}:${error.col + column}: `
+  if (error.functionName !== undefined) text += `in ${error.functionName}: `
+  text += error.reason
+  for (const frame of error.calledFrom)
+    text += `\n  called from ${frame.file}:${frame.line}:${frame.col + column}`
+  return text
 }
 
 function describeValue(value: unknown): string {

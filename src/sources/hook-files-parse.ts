@@ -92,20 +92,28 @@ export function parseHookFile(text: string, file: string): ParsedHookFile {
     return result
   }
   const data = doc.toJS({ maxAliasCount: 50 }) as Record<string, unknown>
-  const keyLine = new Map<string, { line: number; col: number; valueLine: number }>()
+  const yamlLines = yamlText.split('\n')
+  const keyLine = new Map<string, { line: number; col: number; valueLine: number; indent: number }>()
   for (const pair of doc.contents.items) {
     if (!isScalar(pair.key)) continue
     const key = String(pair.key.value)
     const keyPos = at(pair.key.range?.[0] ?? 0)
     const valueNode = pair.value as { range?: [number, number, number] } | null
     let valueLine = keyPos.line
+    // Columns of the value's text in the file, less one: added to Starlark columns.
+    let indent = 0
     if (valueNode?.range) {
-      valueLine = at(valueNode.range[0]).line
+      const start = at(valueNode.range[0])
+      valueLine = start.line
       const first = yamlText[valueNode.range[0]]
-      // A block scalar's text starts on the line after its `|` or `>` indicator.
-      if (first === '|' || first === '>') valueLine += 1
+      if (first === '|' || first === '>') {
+        // A block scalar's text starts on the line after its indicator, indented.
+        valueLine += 1
+        const text = yamlLines.find((l, i) => i >= valueLine - 2 && l.trim() !== '') ?? ''
+        indent = text.length - text.trimStart().length
+      } else indent = start.col - 1 + (first === '"' || first === "'" ? 1 : 0)
     }
-    keyLine.set(key, { ...keyPos, valueLine })
+    keyLine.set(key, { ...keyPos, valueLine, indent })
     result.keyLines[key] = keyPos.line
   }
   for (const key of Object.keys(data)) {
@@ -147,11 +155,13 @@ export function parseHookFile(text: string, file: string): ParsedHookFile {
       source: data.script as string,
       file,
       line: keyLine.get('script')?.valueLine ?? 1,
+      column: keyLine.get('script')?.indent ?? 0,
     },
   }
   if (typeof data.when === 'string') {
     hook.handler.when = data.when
     hook.handler.whenLine = keyLine.get('when')?.valueLine ?? 1
+    hook.handler.whenColumn = keyLine.get('when')?.indent ?? 0
   }
   for (const key of ['priority', 'matcher', 'if', 'timeoutMs', 'onError', 'onTimeout', 'enabled', 'scope']) {
     if (data[key] !== undefined) (hook as unknown as Record<string, unknown>)[key] = data[key]
