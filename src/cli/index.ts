@@ -16,9 +16,17 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'evaluate one event from a file or stdin; exit 0 allow/modify, 2 deny, 1 error',
     load: () => import('./check.js'),
   },
+  hooks: {
+    summary: 'validate hook files: warden hooks validate DIR; exit 1 on any problem',
+    load: () => import('./hooks.js'),
+  },
   mcp: {
     summary: 'MCP gateway: check every message between an MCP client and server',
     load: () => import('./mcp.js'),
+  },
+  starlark: {
+    summary: 'run Starlark test files with the assert module; exit 0 only when all pass',
+    load: () => import('./starlark.js'),
   },
   serve: {
     summary: 'AOS Guardian server: JSON-RPC on POST /aos, /healthz; graceful shutdown',
