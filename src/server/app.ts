@@ -54,6 +54,17 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
   })
 
+  // Responses sent while closing end their keep-alive connection, so that the server can
+  // close once the requests in flight are answered.
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close')
+    return payload
+  })
+
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
