@@ -7,9 +7,9 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { type EventContext, errorMessage } from '../core/index.js'
+import { type EventContext, errorMessage, type HookDefinition } from '../core/index.js'
 import { type GatewaySetup, prepareGateway, startHttpGateway, startStdioGateway } from '../gateway/index.js'
-import { loadConfig, type WardenConfig } from '../sources/index.js'
+import { formatProblem, loadConfig, loadHookSources, type WardenConfig } from '../sources/index.js'
 import type { CliIo } from './io.js'
 import { runPin } from './mcp-pin.js'
 
@@ -24,7 +24,7 @@ requests a JSON-RPC error. Tools the hooks deny unconditionally are left out of 
 
 options:
   -c, --config FILE          warden.yaml (default: ./warden.yaml when present)
-      --hooks DIR            a folder of Markdown hook files
+      --hooks DIR            a folder of Markdown hook files (repeatable)
       --pin FILE             pin tool names, descriptions and schemas; deny calls to tools
                              that changed since (update with "warden mcp pin --update")
       --upstream URL         Streamable HTTP mode: the remote MCP endpoint
@@ -38,7 +38,7 @@ options:
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
-  hooks: { type: 'string' },
+  hooks: { type: 'string', multiple: true },
   pin: { type: 'string' },
   upstream: { type: 'string' },
   host: { type: 'string' },
@@ -124,16 +124,23 @@ async function setupFromArgs(parsed: McpArgs, io: CliIo, log: (line: string) => 
   const configPath =
     values.config ?? (existsSync(resolve(io.cwd, 'warden.yaml')) ? resolve(io.cwd, 'warden.yaml') : undefined)
   if (configPath) config = await loadConfig(resolve(io.cwd, configPath))
-  if (values.hooks !== undefined) {
-    throw new Error(
-      '--hooks: Markdown hook files are not available in this build yet; define the hooks in warden.yaml',
-    )
+  let extraHooks: HookDefinition[] = []
+  if (values.hooks?.length) {
+    const report = await loadHookSources({
+      hookDirs: values.hooks.map((dir) => resolve(io.cwd, dir)),
+      env: io.env,
+      ...(config ? { config } : {}),
+    })
+    for (const warning of report.warnings) log(`warning: ${formatProblem(warning)}`)
+    if (report.problems.length > 0) throw new Error(report.problems.map(formatProblem).join('\n'))
+    extraHooks = report.hooks
   }
   const context: EventContext = {}
   if (values.agent) context.agent = { name: values.agent, id: values.agent }
   if (values.tenant) context.tenantId = values.tenant
   return prepareGateway({
     ...(config ? { config } : {}),
+    extraHooks,
     ...(values.pin ? { pinPath: resolve(io.cwd, values.pin) } : {}),
     context,
     log,

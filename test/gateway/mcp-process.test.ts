@@ -2,7 +2,7 @@
 // carrying protocol messages only, large messages, and tool pins across runs.
 
 import { spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cliArgs, ROOT, runCli } from '../helpers/cli.js'
@@ -140,6 +140,48 @@ hooks:
   }, 60_000)
 })
 
+describe('warden mcp --hooks', () => {
+  it('loads Markdown hook files and enforces them', async () => {
+    const dir = tempDir('warden-mcp-hooks-')
+    writeFileSync(
+      join(dir, 'no-forbidden-echo.md'),
+      `---
+event: tool.pre
+matcher: "^echo$"
+script: |
+  def handle(event, payload):
+      if "forbidden" in payload["args"].get("message", ""):
+          return block("forbidden words are not echoed")
+      return allow()
+---
+
+# No forbidden echoes
+`,
+    )
+    const gateway = await connectThroughGateway(['--hooks', dir], EVERYTHING)
+    try {
+      const denied = await gateway.client.callTool({
+        name: 'echo',
+        arguments: { message: 'a forbidden word' },
+      })
+      expect(denied.isError).toBe(true)
+      expect(firstText(denied)).toContain('forbidden words are not echoed')
+      const allowed = await gateway.client.callTool({ name: 'echo', arguments: { message: 'fine' } })
+      expect(firstText(allowed)).toBe('Echo: fine')
+    } finally {
+      await gateway.close()
+    }
+  }, 60_000)
+
+  it('refuses a broken hook folder with the problem', async () => {
+    const dir = tempDir('warden-mcp-hooks-')
+    writeFileSync(join(dir, 'broken.md'), '---\nevent: tool.nope\n---\n')
+    const run = await runCli(['mcp', '--hooks', dir, '--', ...SHIFTY])
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain('broken.md')
+  }, 30_000)
+})
+
 describe('warden mcp --pin', () => {
   it('pins tools on first sight, denies calls once a description changes, and accepts it after pin --update', async () => {
     const pinFile = join(tempDir(), 'pins.json')
@@ -190,7 +232,6 @@ describe('warden mcp --pin', () => {
   it('refuses a malformed pin file with the reason', async () => {
     const dir = tempDir()
     const pinFile = join(dir, 'pins.json')
-    const { writeFileSync } = await import('node:fs')
     writeFileSync(pinFile, '{"version": 2, "tools": {}}')
     const run = await runCli(['mcp', '--pin', pinFile, '--', ...SHIFTY])
     expect(run.code).toBe(1)
