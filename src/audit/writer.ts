@@ -14,7 +14,7 @@ export type AuditMode = 'async' | 'sync'
 /** Options of {@link createAuditWriter}. */
 export interface AuditOptions {
   mode?: AuditMode
-  /** Decisions per transaction; a full batch is written at once. Default 256. */
+  /** A full batch is written at once (a writer that is behind writes up to 8 per transaction). Default 256. */
   batchSize?: number
   /** Longest wait before queued decisions are written, in ms. Default 100. */
   intervalMs?: number
@@ -46,6 +46,9 @@ interface Pending {
   done?: { resolve(): void; reject(error: Error): void }
 }
 
+/** When the writer is behind, up to this many batches go into one transaction. */
+const CATCH_UP_BATCHES = 8
+
 /** The defaults of {@link AuditOptions}. */
 export const AUDIT_DEFAULTS = { mode: 'async', batchSize: 256, intervalMs: 100, maxQueue: 50_000 } as const
 
@@ -75,8 +78,9 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
   timer?.unref?.()
 
   async function writeBatch(): Promise<void> {
-    const entries = queue.length <= batchSize ? queue : queue.slice(0, batchSize)
-    queue = queue.length <= batchSize ? [] : queue.slice(batchSize)
+    const take = Math.min(queue.length, batchSize * CATCH_UP_BATCHES)
+    const entries = queue.length <= take ? queue : queue.slice(0, take)
+    queue = queue.length <= take ? [] : queue.slice(take)
     try {
       await store.writeAudit(toBatch(entries))
       count += entries.length
@@ -173,12 +177,13 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
 export function fanOutRecorders(recorders: Recorder[]): Recorder {
   return {
     record(record) {
-      let waits: Promise<void>[] | undefined
+      const waits: Promise<void>[] = []
       for (const recorder of recorders) {
         const result = recorder.record(record)
-        if (result) (waits ??= []).push(result)
+        if (result) waits.push(result)
       }
-      if (waits) return waits.length === 1 ? waits[0] : Promise.all(waits).then(() => undefined)
+      if (waits.length === 1) return waits[0]
+      if (waits.length > 1) return Promise.all(waits).then(() => undefined)
     },
     breakerTripped(trip, hook) {
       const waits: Promise<void>[] = []

@@ -1,7 +1,8 @@
-// Decisions, hook executions and approvals: written in batches in one transaction, each
+// Decisions, hook executions and approvals: written in batches (see audit-write.ts), each
 // row idempotent (a retried batch never doubles a row), read back per tenant.
 
-import { type Kysely, sql, type Transaction } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
+import type { AuditRowWriter } from './audit-write.js'
 import type { Database, DecisionsTable, HookExecutionsTable } from './schema.js'
 import type {
   ApprovalRow,
@@ -22,62 +23,6 @@ function chunks<T>(rows: T[], columns: number): T[][] {
   const out: T[][] = []
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size))
   return out
-}
-
-/** A decision as a table row. */
-export function decisionValues(row: DecisionRow): DecisionsTable {
-  return {
-    id: row.id,
-    request_id: row.requestId ?? null,
-    tenant: row.tenant,
-    agent_id: row.agentId ?? null,
-    session_id: row.sessionId ?? null,
-    event: row.event,
-    decision: row.decision,
-    reason: row.reason,
-    reason_code: JSON.stringify(row.reasonCode),
-    deciding_hooks: JSON.stringify(row.decidingHooks),
-    policies: JSON.stringify(row.policies),
-    duration_ms: row.durationMs,
-    blocking: row.blocking ? 1 : 0,
-    input: JSON.stringify(row.input),
-    output: JSON.stringify(row.output),
-    trace_id: row.traceId ?? null,
-    created_at: row.createdAt,
-  }
-}
-
-/**
- * An execution as a table row; `hook_id` links to the stored hook when there is one (the
- * tenant's own hook first, else the global hook of that name).
- */
-export function executionValues(row: ExecutionRow) {
-  return {
-    dedup_key: row.dedupKey,
-    decision_id: row.decisionId,
-    tenant: row.tenant,
-    hook_id:
-      row.hookRef === row.hookName
-        ? sql<string | null>`(select h.id from hooks h where h.id = ${row.hookRef})`
-        : sql<
-            string | null
-          >`coalesce((select h.id from hooks h where h.id = ${row.hookRef}), (select h.id from hooks h where h.id = ${row.hookName}))`,
-    hook_ref: row.hookRef,
-    hook_name: row.hookName,
-    hook_version: row.hookVersion,
-    handler: row.handler,
-    decision: row.decision,
-    reason: row.reason ?? null,
-    duration_ms: row.durationMs,
-    error: row.error ?? null,
-    error_sealed: row.errorSealed ?? null,
-    error_kind: row.errorKind ?? null,
-    skipped: row.skipped ?? null,
-    policy_id: row.policyId ?? null,
-    policy_version: row.policyVersion ?? null,
-    position: row.position,
-    created_at: row.createdAt,
-  }
 }
 
 function fromDecision(row: DecisionsTable): DecisionRow {
@@ -161,29 +106,15 @@ function approvalValues(row: ApprovalRow) {
 
 /** Audit queries over one database. */
 export class AuditRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly writeRows: AuditRowWriter,
+  ) {}
 
   async write(batch: AuditBatch): Promise<void> {
-    if (batch.decisions.length + batch.executions.length + batch.approvals.length === 0) return
-    await this.db.transaction().execute(async (trx) => {
-      for (const part of chunks(batch.decisions, 17)) {
-        if (part.length === 0) continue
-        await trx
-          .insertInto('decisions')
-          .values(part.map(decisionValues))
-          .onConflict((oc) => oc.column('id').doNothing())
-          .execute()
-      }
-      for (const part of chunks(batch.executions, 21)) {
-        if (part.length === 0) continue
-        await trx
-          .insertInto('hook_executions')
-          .values(part.map(executionValues))
-          .onConflict((oc) => oc.column('dedup_key').doNothing())
-          .execute()
-      }
-      await insertApprovals(trx, batch.approvals)
-    })
+    if (batch.decisions.length + batch.executions.length > 0) await this.writeRows(batch)
+    if (batch.approvals.length > 0)
+      await this.db.transaction().execute((trx) => insertApprovals(trx, batch.approvals))
   }
 
   async list(query: DecisionQuery = {}): Promise<DecisionRow[]> {

@@ -7,10 +7,11 @@ import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg'
 import { errorMessage } from '../core/index.js'
+import { postgresAuditWriter, sqliteAuditWriter } from './audit-write.js'
 import { StoreError } from './errors.js'
 import { migrate } from './migrations.js'
 import type { Database } from './schema.js'
-import { type ChangeSubscriber, KyselyStore } from './store.js'
+import { type ChangeSubscriber, KyselyStore, type KyselyStoreOptions } from './store.js'
 import type { ChangeKind, SecretBox, Store } from './types.js'
 
 /** The SQLite file used when no database is named. */
@@ -92,9 +93,10 @@ async function openSqlite(path: string, options: OpenStoreOptions): Promise<Stor
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) })
   const version = await migrateOrClose(db, 'sqlite')
-  return new KyselyStore(db, {
+  return started(db, {
     dialect: 'sqlite',
     location: file,
+    writeRows: sqliteAuditWriter(db, database),
     pollMs: options.pollMs ?? 250,
     schemaVersion: version,
     ...(options.secrets ? { secrets: options.secrets } : {}),
@@ -130,14 +132,29 @@ async function openPostgres(url: string, options: OpenStoreOptions): Promise<Sto
   }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const version = await migrateOrClose(db, 'postgres')
-  return new KyselyStore(db, {
+  return started(db, {
     dialect: 'postgres',
     location: shown,
+    writeRows: postgresAuditWriter(db),
     pollMs: options.pollMs ?? 2000,
     schemaVersion: version,
     subscribe: listen(url),
     ...(options.secrets ? { secrets: options.secrets } : {}),
   })
+}
+
+async function started(db: Kysely<Database>, options: KyselyStoreOptions): Promise<Store> {
+  const store = new KyselyStore(db, options)
+  try {
+    await store.start()
+  } catch (error) {
+    await store.close().catch(() => undefined)
+    throw new StoreError(
+      'store-unavailable',
+      `cannot read the database ${options.location}: ${errorMessage(error)}`,
+    )
+  }
+  return store
 }
 
 async function migrateOrClose(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promise<number> {

@@ -5,6 +5,7 @@
 
 import { type Kysely, sql } from 'kysely'
 import { AuditRepo } from './audit-repo.js'
+import type { AuditRowWriter } from './audit-write.js'
 import { announce, HooksRepo } from './hooks-repo.js'
 import type { Database } from './schema.js'
 import type {
@@ -36,6 +37,8 @@ export interface KyselyStoreOptions {
   /** How often the change counters are polled, in ms. */
   pollMs: number
   schemaVersion: number
+  /** The dialect's fast path for audit rows. */
+  writeRows: AuditRowWriter
   /** Releases what the dialect holds after the Kysely instance is destroyed. */
   onClose?: () => Promise<void>
 }
@@ -62,7 +65,7 @@ export class KyselyStore implements Store {
     this.dialect = options.dialect
     this.location = options.location
     this.hooks = new HooksRepo(db, options.dialect, options.secrets)
-    this.audit = new AuditRepo(db)
+    this.audit = new AuditRepo(db, options.writeRows)
   }
 
   putHook(hook: HookInput): Promise<StoredHook> {
@@ -190,10 +193,22 @@ export class KyselyStore implements Store {
 
   watch(listener: (kind: ChangeKind) => void): () => void {
     this.listeners.add(listener)
-    if (!this.timer && !this.closed) this.startFeed()
     return () => {
       this.listeners.delete(listener)
     }
+  }
+
+  /** Starts the change feed: the counters as they are now, LISTEN where there is one, the poll. */
+  async start(): Promise<void> {
+    this.seen = await this.readRevisions()
+    if (this.options.subscribe) {
+      this.feed = this.options.subscribe((kind) => {
+        if (KINDS.includes(kind)) this.emit(kind)
+      })
+      await this.feed.catch(() => undefined)
+    }
+    this.timer = setInterval(() => void this.poll(), this.options.pollMs)
+    this.timer.unref?.()
   }
 
   async schemaVersion(): Promise<number> {
@@ -220,27 +235,13 @@ export class KyselyStore implements Store {
     }
   }
 
-  private startFeed(): void {
-    void this.readRevisions().then((current) => {
-      for (const [kind, revision] of current) if (!this.seen.has(kind)) this.seen.set(kind, revision)
-    })
-    this.timer = setInterval(() => void this.poll(), this.options.pollMs)
-    this.timer.unref?.()
-    if (this.options.subscribe) {
-      this.feed = this.options.subscribe((kind) => {
-        if (KINDS.includes(kind)) this.emit(kind)
-      })
-      this.feed.catch(() => undefined)
-    }
-  }
-
   private async readRevisions(): Promise<Map<string, number>> {
     const rows = await this.db.selectFrom('revisions').selectAll().execute()
     return new Map(rows.map((r) => [r.kind, Number(r.revision)]))
   }
 
   private async poll(): Promise<void> {
-    if (this.polling || this.closed) return
+    if (this.polling || this.closed || this.listeners.size === 0) return
     this.polling = true
     try {
       const current = await this.readRevisions()
