@@ -32,6 +32,8 @@ export {
   judgeCacheKey,
   memoryTokenLedger,
 } from './prompt-limits.js'
+export type { JudgeSettings } from './prompt-settings.js'
+export { judgeSettings, judgeSettingsSchema } from './prompt-settings.js'
 export type { ScriptHandlerOptions, ScriptProblem } from './script.js'
 export { checkScriptHook, createScriptHandler, MAX_SCRIPT_CHARS, scriptHandler } from './script.js'
 export { fromPayloadView, payloadView } from './script-view.js'

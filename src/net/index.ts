@@ -11,6 +11,7 @@ export {
 } from './client.js'
 export type { AllowList } from './policy.js'
 export { checkUrl, compileAllowList, redactUrl } from './policy.js'
+export { networkOptions, networkSettingsSchema } from './settings.js'
 export type {
   OutboundClient,
   OutboundClientOptions,

@@ -6,6 +6,8 @@ import { dirname, resolve } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
 import { formatZodError, type HookDefinition, type Limits, WardenError } from '../core/index.js'
+import { judgeSettingsSchema } from '../handlers/index.js'
+import { networkSettingsSchema } from '../net/index.js'
 
 const limitsSchema = z
   .object({
@@ -54,14 +56,14 @@ const configSchema = z
       .array(z.record(z.string(), z.unknown()), { error: 'must be a list of hook definitions' })
       .optional(),
     limits: limitsSchema.optional(),
-    network: z.record(z.string(), z.unknown()).optional(),
+    network: networkSettingsSchema.optional(),
     guardians: z
       .array(guardianSchema, { error: 'must be a list of remote Guardians like { url: ... }' })
       .optional(),
     audit: z.unknown().optional(),
     server: serverSchema.optional(),
     tools: z.record(z.string(), z.unknown()).optional(),
-    judge: z.record(z.string(), z.unknown()).optional(),
+    judge: judgeSettingsSchema.optional(),
     db: z.string().optional(),
     scripts: z
       .object({

@@ -4,9 +4,18 @@
 
 import type { Approver, Engine, HandlerFactory, HookDefinition, Recorder } from '../core/index.js'
 import { CANONICAL_EVENTS, createEngine } from '../core/index.js'
-import { createScriptHandler, defaultHandlers, guardianHandler, guardiansHandler } from '../handlers/index.js'
-import { createOutboundClient, type OutboundClientOptions } from '../net/index.js'
+import {
+  createHttpHandler,
+  createPromptHandler,
+  createScriptHandler,
+  defaultHandlers,
+  guardianHandler,
+  guardiansHandler,
+  judgeSettings,
+} from '../handlers/index.js'
+import { createOutboundClient, networkOptions } from '../net/index.js'
 import { aosEvents, createAosGuardianCodec } from '../protocols/index.js'
+import { createSecretBox, DEFAULT_KEY_FILE } from '../secrets/index.js'
 import type { WardenConfig } from './config.js'
 import { applyKillSwitch, scriptHandlerOptions, webhookAllowList } from './hook-files-runtime.js'
 import { createProfileActionHandler } from './profile-actions.js'
@@ -28,9 +37,18 @@ export function buildHandlers(
   options: RuntimeOptions = {},
 ): HandlerFactory[] {
   const handlers = defaultHandlers()
+  // One outbound client (network: in warden.yaml) for every handler that calls out.
+  const client = createOutboundClient(networkOptions(_config?.raw.network))
+  {
+    // http: webhooks; prompt: the LLM judge (judge: and WARDEN_JUDGE_*); secret headers are
+    // sealed with WARDEN_SECRET_KEY or the key file (WARDEN_SECRET_KEY_FILE, .warden/secret.key).
+    const env = options.env ?? process.env
+    const secrets = () => createSecretBox({ env, keyFile: env.WARDEN_SECRET_KEY_FILE ?? DEFAULT_KEY_FILE })
+    handlers.push(createHttpHandler({ client, secrets }))
+    handlers.push(createPromptHandler({ client, ...judgeSettings(_config?.raw.judge, env) }))
+  }
   {
     // guardian / guardians: remote AOS Guardians, through the SSRF-checked outbound client.
-    const client = createOutboundClient((_config?.raw.network ?? {}) as OutboundClientOptions)
     const codec = createAosGuardianCodec()
     handlers.push({ ...guardianHandler({ client, codec }), close: () => client.close() })
     handlers.push(guardiansHandler({ client, codec }))
