@@ -362,11 +362,20 @@ export class Compiler {
     }
     const read = compileExpr(this, targetExpr)
     const assign = this.target(targetExpr)
+    const isAdd = op === '+='
     return (fr) => {
       const current = read(fr)
+      const operand = value(fr)
+      if (isAdd && typeof current === 'number' && typeof operand === 'number') {
+        const sum = current + operand
+        if (Number.isSafeInteger(sum)) {
+          assign(fr, sum)
+          return NORMAL
+        }
+      }
       let result: Value
       try {
-        result = apply(current, value(fr), fr.t)
+        result = apply(current, operand, fr.t)
       } catch (error) {
         throw this.locate(error, pos)
       }

@@ -79,13 +79,14 @@ export function fromJs(value: unknown): Value {
   }
   if (value === null) return null
   const object = value as object
+  const proto = Object.getPrototypeOf(object)
+  if (proto === Object.prototype || proto === null) return StarDict.view(object as Record<string, unknown>)
   if (isStarlarkObject(object)) return object
   if (Array.isArray(object)) {
     const list = new StarList(object.map(fromJs))
     list.frozen = true
     return list
   }
-  if (isPlainObject(object)) return StarDict.view(object)
   if (object instanceof Map) {
     const dict = new StarDict()
     for (const [k, v] of object) dict.store(fromJs(k), fromJs(v))

@@ -48,7 +48,6 @@ const KEYWORDS = new Set([
 
 const RESERVED = new Set([
   'as',
-  'assert',
   'async',
   'await',
   'class',

@@ -44,6 +44,8 @@ export function resolveLimits(limits?: Partial<Limits>): Limits {
 }
 
 const WALL_CHECK_INTERVAL = 256
+// The clock starts at this step, so that short calls never read it.
+const FIRST_CHECK = 32
 
 /**
  * The state of one execution: step counter, call depth, limits, print callback and
@@ -60,14 +62,14 @@ export class Thread {
   site: Pos | null = null
   /** Step count at which {@link checkpoint} runs next. */
   nextCheck: number
-  private readonly deadline: number
+  /** Wall-clock deadline; set at the first checkpoint so that short calls never read the clock. */
+  private deadline = 0
 
   constructor(limits: Limits, print?: (message: string) => void, hostData?: unknown) {
     this.limits = limits
     this.print = print ?? (() => {})
     this.hostData = hostData
-    this.deadline = limits.maxWallTimeMs > 0 ? Date.now() + limits.maxWallTimeMs : Number.POSITIVE_INFINITY
-    this.nextCheck = Math.min(limits.maxSteps + 1, WALL_CHECK_INTERVAL)
+    this.nextCheck = Math.min(limits.maxSteps + 1, FIRST_CHECK)
   }
 
   /** Counts one step; cheap enough to call on every loop iteration. */
@@ -80,7 +82,11 @@ export class Thread {
     if (this.steps > this.limits.maxSteps) {
       throw limitError(`execution step limit exceeded (limit maxSteps = ${this.limits.maxSteps})`)
     }
-    if (Date.now() > this.deadline) {
+    const now = Date.now()
+    if (this.deadline === 0) {
+      this.deadline =
+        this.limits.maxWallTimeMs > 0 ? now + this.limits.maxWallTimeMs : Number.POSITIVE_INFINITY
+    } else if (now > this.deadline) {
       throw limitError(`wall time limit exceeded (limit maxWallTimeMs = ${this.limits.maxWallTimeMs} ms)`)
     }
     this.nextCheck = Math.min(this.limits.maxSteps + 1, this.steps + WALL_CHECK_INTERVAL)

@@ -131,8 +131,10 @@ class Session {
 /**
  * Runs Starlark test files. Each assertion (`assert.eq`, `assert.ne`, `assert.true`,
  * `assert.lt`, `assert.contains`, `assert.fails`) counts as passed or failed; a failure
- * records the assert call's position and execution continues. A file that does not parse,
- * or fails outside an assertion, counts as one failure with the error's position.
+ * records the assert call's position and execution continues. After the module body has
+ * run (and its globals are frozen), every global function named `test_*` is called with
+ * no arguments. A file that does not parse, or fails outside an assertion, counts as one
+ * failure with the error's position.
  */
 export function runStarlarkTests(
   files: { path: string; source: string }[],

@@ -158,23 +158,28 @@ export function dictKey(value: Value): unknown {
   }
 }
 
+const EMPTY_MAP: Map<unknown, Value> = new Map()
+
 /** A Starlark dict: insertion-ordered; may be a lazy read-only view of a host object. */
 export class StarDict {
   /** Normalised key (see dictKey) → value. */
-  map = new Map<unknown, Value>()
+  map: Map<unknown, Value>
   /** Normalised key → original key, for keys whose normal form differs from the key. */
   originals: Map<unknown, Value> | null = null
   frozen = false
   iterating = 0
   /** Host object this dict is a lazy view of, until first needed in full. */
-  private source: Record<string, unknown> | null = null
+  private source: Record<string, unknown> | null
+
+  constructor(source: Record<string, unknown> | null = null) {
+    this.source = source
+    this.frozen = source !== null
+    this.map = source === null ? new Map() : EMPTY_MAP
+  }
 
   /** A frozen dict over a plain host object; entries are converted when read. */
   static view(source: Record<string, unknown>): StarDict {
-    const dict = new StarDict()
-    dict.source = source
-    dict.frozen = true
-    return dict
+    return new StarDict(source)
   }
 
   /** The host object this dict views, if it is still a lazy view. */
@@ -186,6 +191,7 @@ export class StarDict {
     const source = this.source
     if (source === null) return
     this.source = null
+    this.map = new Map()
     for (const key of Object.keys(source)) this.store(key, fromJs(source[key]))
   }
 
