@@ -91,7 +91,8 @@ async function consult(
     method: 'POST',
     headers,
     body: JSON.stringify(sent),
-    timeoutMs: call.hook.timeoutMs,
+    // The engine's own timer (onTimeout) fires first; the signal then aborts the request.
+    timeoutMs: call.hook.timeoutMs + 1000,
     signal: call.signal,
     maxResponseBytes: MAX_ANSWER_BYTES,
   })
