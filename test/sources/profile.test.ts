@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/core/index.js'
-import { commandHandler } from '../../src/handlers/index.js'
+import { commandHandler, fnHandler } from '../../src/handlers/index.js'
 import {
   applyKillSwitch,
   buildEngine,
@@ -257,5 +257,5 @@ describe('WARDEN_DISABLE_HOOKS', () => {
 })
 
 function fnOnly() {
-  return { type: 'fn', prepare: (config: { fn?: unknown }) => config.fn as () => unknown }
+  return fnHandler
 }
