@@ -1,0 +1,8 @@
+// Observability: OpenTelemetry spans around dispatches (no-op without an SDK), Prometheus
+// metrics on /metrics, and structured JSON logs.
+
+export type { Logger, LoggerOptions } from './logger.js'
+export { createLogger, REDACTED_PATHS } from './logger.js'
+export type { RouteHost, WardenMetrics } from './metrics.js'
+export { createMetrics, metricsPlugin, registerMetrics } from './metrics.js'
+export { activeTraceId, TRACER_NAME, traceEngine } from './tracing.js'
