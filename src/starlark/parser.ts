@@ -15,7 +15,7 @@ import type {
   Param,
   Stmt,
 } from './ast.js'
-import { type StarlarkError, syntaxError } from './errors.js'
+import { limitError, type StarlarkError, syntaxError } from './errors.js'
 import { type Token, tokenize } from './lexer.js'
 import { DEFAULT_LIMITS } from './limits.js'
 import { Float } from './values.js'
@@ -111,7 +111,12 @@ class Parser {
 
   private enter(): void {
     if (++this.depth > this.maxDepth) {
-      throw this.error(`nesting too deep (limit maxNestingDepth = ${this.maxDepth})`)
+      const t = this.cur()
+      throw limitError(`nesting too deep (limit maxNestingDepth = ${this.maxDepth})`).at(
+        this.file,
+        t.line,
+        t.col,
+      )
     }
   }
 
