@@ -47,7 +47,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       for (const path of await expand(resolve(io.cwd, target))) {
         const info = await stat(path)
         if (info.size > MAX_FILE_BYTES) throw new Error(`${path} is over ${MAX_FILE_BYTES} bytes`)
-        files.push({ path: relative(io.cwd, path) || path, source: await readFile(path, 'utf8') })
+        const shown = relative(io.cwd, path)
+        files.push({
+          path: shown === '' || shown.startsWith('..') ? path : shown,
+          source: await readFile(path, 'utf8'),
+        })
       }
     }
   } catch (error) {
