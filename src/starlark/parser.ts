@@ -523,17 +523,13 @@ class Parser {
         expr = { kind: 'dot', object: expr, name, line: t.line, col: t.col }
       } else if (t.value === '(') {
         this.index++
-        this.enter()
         const args = this.parseArguments()
-        this.depth--
         this.expect(')')
         const at = expr.kind === 'name' ? expr : t
         expr = { kind: 'call', callee: expr, args, line: at.line, col: at.col }
       } else if (t.value === '[') {
         this.index++
-        this.enter()
         expr = this.parseIndexOrSlice(expr, t)
-        this.depth--
       } else {
         return expr
       }
@@ -609,14 +605,11 @@ class Parser {
 
   private parseParenthesized(): Expr {
     const t = this.expect('(')
-    this.enter()
     if (this.accept(')')) {
-      this.depth--
       return { kind: 'tuple', elements: [], line: t.line, col: t.col }
     }
     const first = this.parseTest()
     if (this.accept(')')) {
-      this.depth--
       return first
     }
     const elements = [first]
@@ -625,20 +618,17 @@ class Parser {
       elements.push(this.parseTest())
     }
     this.expect(')')
-    this.depth--
     return { kind: 'tuple', elements, line: t.line, col: t.col }
   }
 
   private parseListDisplay(): Expr {
     const t = this.expect('[')
-    this.enter()
     const elements: Expr[] = []
     if (!this.is(']')) {
       const first = this.parseTest()
       if (this.is('for')) {
         const clauses = this.parseClauses()
         this.expect(']')
-        this.depth--
         return { kind: 'listcomp', element: first, clauses, line: t.line, col: t.col }
       }
       elements.push(first)
@@ -648,13 +638,11 @@ class Parser {
       }
     }
     this.expect(']')
-    this.depth--
     return { kind: 'list', elements, line: t.line, col: t.col }
   }
 
   private parseDictDisplay(): Expr {
     const t = this.expect('{')
-    this.enter()
     const entries: { key: Expr; value: Expr }[] = []
     if (!this.is('}')) {
       const key = this.parseTest()
@@ -663,7 +651,6 @@ class Parser {
       if (this.is('for')) {
         const clauses = this.parseClauses()
         this.expect('}')
-        this.depth--
         return { kind: 'dictcomp', key, value, clauses, line: t.line, col: t.col }
       }
       entries.push({ key, value })
@@ -675,7 +662,6 @@ class Parser {
       }
     }
     this.expect('}')
-    this.depth--
     return { kind: 'dict', entries, line: t.line, col: t.col }
   }
 

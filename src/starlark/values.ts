@@ -170,9 +170,12 @@ export class StarDict {
   iterating = 0
   /** Host object this dict is a lazy view of, until first needed in full. */
   private source: Record<string, unknown> | null
+  /** The host object this dict was created as a view of (kept after materialising). */
+  private readonly origin: Record<string, unknown> | null
 
   constructor(source: Record<string, unknown> | null = null) {
     this.source = source
+    this.origin = source
     this.frozen = source !== null
     this.map = source === null ? new Map() : EMPTY_MAP
   }
@@ -182,9 +185,9 @@ export class StarDict {
     return new StarDict(source)
   }
 
-  /** The host object this dict views, if it is still a lazy view. */
+  /** The host object this dict is a read-only view of, if any. */
   get hostSource(): Record<string, unknown> | null {
-    return this.source
+    return this.origin
   }
 
   private materialize(): void {
