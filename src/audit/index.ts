@@ -2,6 +2,8 @@
 // rows a decision becomes, and replay of a recorded decision against today's hooks.
 
 export { auditOptionsFromSetting, auditSettingSchema } from './options.js'
+export type { Persistence, PersistenceOptions } from './persistence.js'
+export { openPersistence, secretBoxFrom } from './persistence.js'
 export type { HookComparison, ReplayResult } from './replay.js'
 export { formatReplay, replayDecision } from './replay.js'
 export type { AuditRows, RowOptions } from './rows.js'

@@ -28,6 +28,14 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'run Starlark test files with the assert module; exit 0 only when all pass',
     load: () => import('./starlark.js'),
   },
+  decisions: {
+    summary: 'list recent decisions from the audit store (--tenant, --since, --decision)',
+    load: () => import('./decisions.js'),
+  },
+  replay: {
+    summary: "re-run a recorded decision against today's hooks and compare",
+    load: () => import('./replay.js'),
+  },
   serve: {
     summary: 'AOS Guardian server: JSON-RPC on POST /aos, /healthz; graceful shutdown',
     load: () => import('./serve.js'),

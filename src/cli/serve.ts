@@ -1,10 +1,14 @@
 // `warden serve [--port 7070] [--host 127.0.0.1] [--config warden.yaml]`: runs the AOS
 // Guardian server (POST /aos, GET /healthz) over the configured hooks and remote
 // Guardians, prints its URL and a curl to try, and shuts down gracefully on SIGTERM/SIGINT.
+// Decisions are recorded in the store (--db), hooks stored there join the config's, and
+// Prometheus metrics are served on GET /metrics.
 
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { openPersistence, type Persistence } from '../audit/index.js'
+import { metricsPlugin, traceEngine } from '../observability/index.js'
 import { createServer, installShutdown, LISTEN_DEFAULTS, listen } from '../server/index.js'
 import { buildEngine, loadConfig, type WardenConfig } from '../sources/index.js'
 import type { CliIo } from './io.js'
@@ -20,6 +24,8 @@ options:
   -p, --port N        port to listen on (default 7070; 0 picks a free one)
   -H, --host ADDR     address to listen on (default 127.0.0.1)
   -c, --config FILE   warden.yaml with hooks, guardians, limits and server settings
+  --db URL            audit and hook store: postgres://… or a SQLite file (default:
+                      WARDEN_DATABASE_URL, the config's db:, else .warden/warden.db)
   -h, --help          this text
 `
 
@@ -80,10 +86,27 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1
   }
   const host = parsed.values.host ?? section.host ?? LISTEN_DEFAULTS.host
+  let persistence: Persistence
+  try {
+    persistence = await openPersistence({
+      db: parsed.values.db,
+      config: config?.raw,
+      breaker: config?.limits.breaker,
+      env: io.env,
+      cwd: io.cwd,
+      onError: (error) => io.stderr(`warden serve: ${error.message}\n`),
+    })
+  } catch (error) {
+    io.stderr(`warden serve: ${(error as Error).message}\n`)
+    return 1
+  }
   let engine: ReturnType<typeof buildEngine>
   try {
-    engine = buildEngine(config)
+    engine = buildEngine(config, { recorder: persistence.recorder, breaker: persistence.breaker, env: io.env })
+    await persistence.attach(engine)
+    engine = traceEngine(engine)
   } catch (error) {
+    await persistence.close().catch(() => undefined)
     io.stderr(`warden serve: ${(error as Error).message}\n`)
     return 1
   }
@@ -92,6 +115,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     ...(section.bodyLimitBytes ? { bodyLimitBytes: section.bodyLimitBytes } : {}),
     ...(section.maxBatch ? { maxBatch: section.maxBatch } : {}),
     ...(section.maxDepth ? { maxDepth: section.maxDepth } : {}),
+    plugins: [metricsPlugin(persistence.metrics)],
     onInternalError: (error) =>
       io.stderr(`warden serve: internal error: ${(error as Error)?.stack ?? String(error)}\n`),
   })
@@ -100,6 +124,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     url = await listen(app, { port, host })
   } catch (error) {
     await engine.close()
+    await persistence.close().catch(() => undefined)
     io.stderr(`warden serve: cannot listen on ${host}:${port}: ${(error as Error).message}\n`)
     return 1
   }
@@ -117,8 +142,14 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       onSignal: (signal) =>
         io.stderr(`warden serve: ${signal}: finishing requests in flight, then exiting\n`),
       exit(code) {
-        done(code)
-        setTimeout(() => process.exit(code), 2000).unref()
+        persistence.close().then(
+          () => done(code),
+          (error: Error) => {
+            io.stderr(`warden serve: ${error.message}\n`)
+            done(1)
+          },
+        )
+        setTimeout(() => process.exit(code), 10_000).unref()
       },
     })
   })
@@ -132,6 +163,7 @@ function parseServeArgs(args: string[]) {
       port: { type: 'string', short: 'p' },
       host: { type: 'string', short: 'H' },
       config: { type: 'string', short: 'c' },
+      db: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })

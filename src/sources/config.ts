@@ -60,11 +60,26 @@ const configSchema = z
     guardians: z
       .array(guardianSchema, { error: 'must be a list of remote Guardians like { url: ... }' })
       .optional(),
-    audit: z.unknown().optional(),
+    audit: z
+      .union(
+        [
+          z.enum(['sync', 'async']),
+          z
+            .object({
+              mode: z.enum(['sync', 'async']).optional(),
+              batchSize: z.number().int().positive().max(10_000).optional(),
+              intervalMs: z.number().int().positive().max(60_000).optional(),
+              maxQueue: z.number().int().positive().optional(),
+            })
+            .strict(),
+        ],
+        { error: 'must be "sync", "async" or {mode, batchSize, intervalMs, maxQueue}' },
+      )
+      .optional(),
     server: serverSchema.optional(),
     tools: z.record(z.string(), z.unknown()).optional(),
     judge: judgeSettingsSchema.optional(),
-    db: z.string().optional(),
+    db: z.string({ error: 'must be a postgres:// URL or a SQLite file path' }).optional(),
     scripts: z
       .object({
         httpAllow: z

@@ -2,7 +2,7 @@
 // list and an engine. Each handler type that needs settings (network, judge, secrets)
 // is wired here from its config section.
 
-import type { Approver, Engine, HandlerFactory, HookDefinition, Recorder } from '../core/index.js'
+import type { Approver, BreakerState, Engine, HandlerFactory, HookDefinition, Recorder } from '../core/index.js'
 import { CANONICAL_EVENTS, createEngine } from '../core/index.js'
 import {
   createHttpHandler,
@@ -28,6 +28,8 @@ export interface RuntimeOptions {
   extraHooks?: HookDefinition[]
   /** Handlers added by the caller (e.g. fn handlers of an embedder). */
   extraHandlers?: HandlerFactory[]
+  /** Circuit breaker state (e.g. shared through the database). */
+  breaker?: BreakerState
   env?: NodeJS.ProcessEnv
 }
 
@@ -75,6 +77,7 @@ export function buildEngine(config: WardenConfig | undefined, options: RuntimeOp
     limits: config?.limits ?? {},
     ...(options.recorder ? { recorder: options.recorder } : {}),
     ...(options.approver ? { approver: options.approver } : {}),
+    ...(options.breaker ? { breaker: options.breaker } : {}),
   })
   // WARDEN_DISABLE_HOOKS=1 turns every hook off, and says so on stderr at every start.
   return applyKillSwitch(engine, options.env ? { env: options.env } : {})

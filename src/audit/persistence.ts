@@ -1,0 +1,104 @@
+// Everything a long-running Warden needs to persist, opened in one call: the store named by
+// --db / WARDEN_DATABASE_URL / warden.yaml `db:` (default SQLite file), the audit writer
+// per the `audit:` setting, shared breaker state, metrics, and the sync that makes hooks
+// stored in the database join the engine. `close` flushes the audit trail, then closes.
+
+import type { BreakerOptions, Engine, Recorder } from '../core/index.js'
+import { activeTraceId, createMetrics, type WardenMetrics } from '../observability/index.js'
+import { createSecretBox, DEFAULT_KEY_FILE } from '../secrets/index.js'
+import {
+  type HookSync,
+  openStore,
+  openStoreBreakerState,
+  resolveDatabaseLocation,
+  type SecretBox,
+  type Store,
+  type StoreBreakerState,
+  syncHooksFromStore,
+} from '../store/index.js'
+import { auditOptionsFromSetting } from './options.js'
+import { type AuditWriter, createAuditWriter, fanOutRecorders } from './writer.js'
+
+/** Options of {@link openPersistence}. */
+export interface PersistenceOptions {
+  /** `--db` from the command line. */
+  db?: string | undefined
+  /** warden.yaml's raw sections (`db`, `audit`, `limits.breaker`). */
+  config?: Record<string, unknown> | undefined
+  breaker?: Partial<BreakerOptions> | undefined
+  env?: NodeJS.ProcessEnv
+  cwd?: string
+  /** Told about background problems (a batch that failed, a stored hook that is invalid). */
+  onError?: (error: Error) => void
+}
+
+/** An open persistence layer. */
+export interface Persistence {
+  store: Store
+  writer: AuditWriter
+  breaker: StoreBreakerState
+  metrics: WardenMetrics
+  /** The engine's recorder: audit trail and metrics. */
+  recorder: Recorder
+  /** Registers stored hooks in the engine and follows changes. */
+  attach(engine: Engine): Promise<HookSync>
+  /** Writes the audit queue, stops following changes, closes the store. */
+  close(): Promise<void>
+}
+
+/** The secret box from WARDEN_SECRET_KEY or the key file. */
+export function secretBoxFrom(env: NodeJS.ProcessEnv): SecretBox {
+  return createSecretBox({ env, keyFile: env.WARDEN_SECRET_KEY_FILE ?? DEFAULT_KEY_FILE })
+}
+
+/**
+ * Opens the store, the audit writer, breaker state and metrics.
+ * @throws StoreError or Error with a message saying what to change (bad URL, bad `audit:`).
+ */
+export async function openPersistence(options: PersistenceOptions = {}): Promise<Persistence> {
+  const env = options.env ?? process.env
+  const config = options.config ?? {}
+  const auditOptions = auditOptionsFromSetting(config.audit)
+  const secrets = secretBoxFrom(env)
+  const location = resolveDatabaseLocation({
+    flag: options.db,
+    env,
+    config: typeof config.db === 'string' ? config.db : undefined,
+  })
+  const store = await openStore(location, { secrets, ...(options.cwd ? { cwd: options.cwd } : {}) })
+  const report = (error: Error) => options.onError?.(error)
+  const breaker = await openStoreBreakerState(store, {
+    ...(options.breaker ? { breaker: options.breaker } : {}),
+    onError: report,
+  })
+  const metrics = createMetrics()
+  const writer = createAuditWriter(store, {
+    ...auditOptions,
+    secrets,
+    traceId: activeTraceId,
+    onError: report,
+  })
+  metrics.watchAuditQueue(() => writer.queueDepth())
+  const syncs: HookSync[] = []
+  return {
+    store,
+    writer,
+    breaker,
+    metrics,
+    recorder: fanOutRecorders([metrics.recorder, writer]),
+    async attach(engine) {
+      const sync = await syncHooksFromStore(engine, store, { onError: report })
+      syncs.push(sync)
+      return sync
+    },
+    async close() {
+      for (const sync of syncs) sync.stop()
+      try {
+        await writer.close()
+        await breaker.close()
+      } finally {
+        await store.close()
+      }
+    },
+  }
+}
