@@ -102,7 +102,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   let engine: ReturnType<typeof buildEngine>
   try {
-    engine = buildEngine(config, { recorder: persistence.recorder, breaker: persistence.breaker, env: io.env })
+    engine = buildEngine(config, {
+      recorder: persistence.recorder,
+      breaker: persistence.breaker,
+      env: io.env,
+    })
     await persistence.attach(engine)
     engine = traceEngine(engine)
   } catch (error) {

@@ -2,7 +2,14 @@
 // list and an engine. Each handler type that needs settings (network, judge, secrets)
 // is wired here from its config section.
 
-import type { Approver, BreakerState, Engine, HandlerFactory, HookDefinition, Recorder } from '../core/index.js'
+import type {
+  Approver,
+  BreakerState,
+  Engine,
+  HandlerFactory,
+  HookDefinition,
+  Recorder,
+} from '../core/index.js'
 import { CANONICAL_EVENTS, createEngine } from '../core/index.js'
 import {
   createHttpHandler,
