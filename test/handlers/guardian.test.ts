@@ -102,7 +102,10 @@ describe('the guardian handler', () => {
         message: 'safer',
         modifiedRequest: {
           ...request,
-          params: { ...params, toolCallRequest: { ...params.toolCallRequest, inputs } },
+          params: {
+            ...params,
+            toolCallRequest: { ...params.toolCallRequest, inputs },
+          } as unknown as JsonObject,
         },
       })
     }

@@ -3,7 +3,7 @@
 // modified payloads go back into AOS params in place.
 
 import { describe, expect, it } from 'vitest'
-import type { CheckedEvent } from '../../src/core/index.js'
+import type { CheckedEvent, JsonObject } from '../../src/core/index.js'
 import { createMappingState, eventToRequest, mapRequest, modifiedRequest } from '../../src/protocols/index.js'
 import { FULL_CONTEXT, METHOD_CASES } from '../server/aos-fixtures.js'
 
@@ -35,7 +35,7 @@ describe('AOS mapping', () => {
   })
 
   it('replaces the text part of a message when a hook changes message.text', () => {
-    const params = {
+    const params: JsonObject = {
       message: {
         role: 'agent',
         id: 'm',
