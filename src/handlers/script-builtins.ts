@@ -20,10 +20,10 @@ export class ScriptDecision {
     readonly reason: string | undefined,
     /** The payload given to `modify`, in the event's view. */
     readonly payload?: JsonObject,
-  ) {
-    opaque(this, 'decision')
-  }
+  ) {}
 }
+// Every decision is an opaque Starlark value of type `decision` (set once, on the prototype).
+opaque(ScriptDecision.prototype, 'decision')
 
 /** An http request a script asked for. */
 export interface HttpCall {
