@@ -50,7 +50,8 @@ export function compose(result: ChainResult): DecisionCore {
       payload: result.payload,
     }
   }
-  const ran = result.trace.filter((t) => t.outcome !== 'skipped').length
+  let ran = 0
+  for (const t of result.trace) if (t.outcome !== 'skipped') ran++
   return {
     ...base,
     decision: 'allow',

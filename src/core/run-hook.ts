@@ -15,6 +15,34 @@ export type HookRun =
 
 const TIMED_OUT = Symbol('timed-out')
 
+/** The call a handler receives; the abort signal is only created when a handler asks for it. */
+class Call implements HookCall {
+  controller: AbortController | undefined
+  logs: string[] | undefined
+  constructor(
+    readonly event: CheckedEvent,
+    readonly hook: HookSpec,
+    private readonly inFlight: InFlight,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController()
+      this.inFlight.controllers.add(this.controller)
+    }
+    return this.controller.signal
+  }
+
+  log(line: string): void {
+    if (!this.logs) this.logs = []
+    if (this.logs.length < 100) this.logs.push(String(line).slice(0, 2000))
+  }
+
+  release(): void {
+    if (this.controller) this.inFlight.controllers.delete(this.controller)
+  }
+}
+
 /** Tracks abort controllers of hooks in flight, so closing the engine can stop them. */
 export class InFlight {
   readonly controllers = new Set<AbortController>()
@@ -35,28 +63,12 @@ export async function runHook(
   timeoutMs: number,
   inFlight: InFlight,
 ): Promise<HookRun> {
-  let controller: AbortController | undefined
-  let logs: string[] | undefined
-  const call: HookCall = {
-    event,
-    hook,
-    get signal() {
-      if (!controller) {
-        controller = new AbortController()
-        inFlight.controllers.add(controller)
-      }
-      return controller.signal
-    },
-    log(line: string) {
-      if (!logs) logs = []
-      if (logs.length < 100) logs.push(String(line).slice(0, 2000))
-    },
-  }
+  const call = new Call(event, hook, inFlight)
   let answer: unknown
   try {
     answer = execute(call)
   } catch (error) {
-    return withLogs({ kind: 'error', message: errorMessage(error) }, logs)
+    return withLogs({ kind: 'error', message: errorMessage(error) }, call.logs)
   }
   if (isPromiseLike(answer)) {
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -66,21 +78,21 @@ export async function runHook(
     try {
       answer = await Promise.race([answer, timeout])
     } catch (error) {
-      return withLogs({ kind: 'error', message: errorMessage(error) }, logs)
+      return withLogs({ kind: 'error', message: errorMessage(error) }, call.logs)
     } finally {
       clearTimeout(timer)
-      if (controller) inFlight.controllers.delete(controller)
+      call.release()
     }
     if (answer === TIMED_OUT) {
-      controller?.abort(new Error(`hook "${hook.name}" timed out after ${timeoutMs} ms`))
-      return withLogs({ kind: 'timeout', message: `timed out after ${timeoutMs} ms` }, logs)
+      call.controller?.abort(new Error(`hook "${hook.name}" timed out after ${timeoutMs} ms`))
+      return withLogs({ kind: 'timeout', message: `timed out after ${timeoutMs} ms` }, call.logs)
     }
-  } else if (controller) {
-    inFlight.controllers.delete(controller)
+  } else {
+    call.release()
   }
   const normalized = normalizeVerdict(answer, event.payload)
-  if (!normalized.ok) return withLogs({ kind: 'invalid-answer', message: normalized.error }, logs)
-  return withLogs({ kind: 'verdict', verdict: normalized.verdict }, logs)
+  if (!normalized.ok) return withLogs({ kind: 'invalid-answer', message: normalized.error }, call.logs)
+  return withLogs({ kind: 'verdict', verdict: normalized.verdict }, call.logs)
 }
 
 function withLogs(run: HookRun, logs: string[] | undefined): HookRun {
