@@ -2,7 +2,7 @@
 // first; denials and rewrites are fed back to the model as reminders.
 // Run: npx tsx examples/embed/agent-loop.ts
 
-import { allow, createEngine, deny, renderReminders, withToolInput } from '../../src/index.js'
+import { allow, createEngine, deny, type HookCall, renderReminders, withToolInput } from '../../src/index.js'
 
 const engine = createEngine({
   hooks: [
@@ -20,7 +20,7 @@ const engine = createEngine({
       priority: 5,
       handler: {
         type: 'fn',
-        fn: ({ event }) => ({
+        fn: ({ event }: HookCall) => ({
           type: 'modify',
           payload: withToolInput(event.payload, {
             ...(event.payload.tool as { input: object }).input,
@@ -34,7 +34,7 @@ const engine = createEngine({
       event: 'tool.post',
       handler: {
         type: 'fn',
-        fn: ({ event }) =>
+        fn: ({ event }: HookCall) =>
           allow(undefined, {
             additionalContext: [`tool ${(event.payload.tool as { name: string }).name} finished`],
           }),
