@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',
+    globalSetup: ['test/setup/postgres.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
