@@ -111,19 +111,58 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     keepAliveTimeout: 4_000,
   })
 
+  // URLs already parsed and checked (scheme, credentials, IP literal): hooks call the same
+  // few URLs over and over. The checks are pure, so a cached answer is the same answer.
+  const checkedUrls = new Map<string, URL>()
+  const checkLiteral = (url: URL) => {
+    const literal = literalAddress(url)
+    if (literal) checkAddress(allow, url.hostname, literal)
+  }
+  function checkedUrl(text: string): URL {
+    const known = checkedUrls.get(text)
+    if (known) return known
+    const url = checkUrl(text, { allowCredentials: options.allowCredentials ?? false })
+    checkLiteral(url)
+    if (checkedUrls.size >= 256) checkedUrls.clear()
+    checkedUrls.set(text, url)
+    return url
+  }
+
+  /** One controller per request, aborted by the caller's signal or the total time limit. */
   async function request(req: OutboundRequest): Promise<OutboundResponse> {
     const timeoutMs = req.timeoutMs ?? defaultTimeout
+    const controller = new AbortController()
+    const timeout = { fired: false }
+    const timer = setTimeout(() => {
+      timeout.fired = true
+      controller.abort(new Error('the outbound request timed out'))
+    }, timeoutMs)
+    const caller = req.signal
+    const onAbort = () => controller.abort(caller?.reason)
+    if (caller?.aborted) onAbort()
+    else caller?.addEventListener('abort', onAbort, { once: true })
+    try {
+      return await send(req, timeoutMs, controller.signal, timeout)
+    } finally {
+      clearTimeout(timer)
+      caller?.removeEventListener('abort', onAbort)
+    }
+  }
+
+  async function send(
+    req: OutboundRequest,
+    timeoutMs: number,
+    signal: AbortSignal,
+    timeout: { fired: boolean },
+  ): Promise<OutboundResponse> {
     const cap = req.maxResponseBytes ?? defaultCap
-    const timeout = AbortSignal.timeout(timeoutMs)
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout
-    let url = checkUrl(req.url, { allowCredentials: options.allowCredentials ?? false })
+    let url = checkedUrl(req.url)
     let method: string = req.method ?? (req.body === undefined ? 'GET' : 'POST')
     let body = req.body
     let headers = callerHeaders(req.headers)
     const fail = (error: unknown) => translate(error, { url, timeoutMs, caller: req.signal, timeout })
     for (let hop = 0; ; hop++) {
-      const literal = literalAddress(url)
-      if (literal) checkAddress(allow, url.hostname, literal)
+      if (hop > 0) checkLiteral(url)
       let answer: Dispatcher.ResponseData
       try {
         answer = await agent.request({
@@ -230,17 +269,22 @@ async function readCapped(answer: Dispatcher.ResponseData, cap: number, url: URL
     discard(answer.body)
     throw tooLarge()
   }
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of answer.body) {
-    const buffer = chunk as Buffer
-    size += buffer.length
-    if (size > cap) {
-      discard(answer.body)
-      throw tooLarge()
-    }
-    chunks.push(buffer)
-  }
+  const body = answer.body
+  const chunks = await new Promise<Buffer[]>((resolve, reject) => {
+    const kept: Buffer[] = []
+    let size = 0
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > cap) {
+        discard(body)
+        reject(tooLarge())
+        return
+      }
+      kept.push(chunk)
+    })
+    body.once('end', () => resolve(kept))
+    body.once('error', reject)
+  })
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)
 }
 
@@ -275,7 +319,7 @@ interface FailureContext {
   url: URL
   timeoutMs: number
   caller: AbortSignal | undefined
-  timeout: AbortSignal
+  timeout: { fired: boolean }
 }
 
 /** Turns whatever undici or the lookup threw into an OutboundError that says what happened. */
@@ -286,7 +330,7 @@ function translate(error: unknown, ctx: FailureContext): OutboundError {
   const where = redactUrl(ctx.url.href)
   if (ctx.caller?.aborted) return new OutboundError('aborted', `the request to ${where} was aborted`)
   const code = (error as { code?: string }).code ?? ''
-  if (ctx.timeout.aborted || /TIMEOUT/.test(code)) {
+  if (ctx.timeout.fired || /TIMEOUT/.test(code)) {
     return new OutboundError('timeout', `${where} did not answer within ${ctx.timeoutMs} ms`)
   }
   if (code === 'UND_ERR_INVALID_ARG') {
