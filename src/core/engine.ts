@@ -112,7 +112,7 @@ export function createEngine(options: EngineOptions): Engine {
   const resolved = new Map<string, ResolvedName>()
   const background = new Set<Promise<void>>()
   const inFlight = new InFlight()
-  const idPrefix = `${globalThis.crypto.randomUUID().slice(0, 8)}-`
+  const idPrefix = `${globalThis.crypto.randomUUID().replaceAll('-', '').slice(0, 16)}-`
   let sequence = 0
   let closed = false
 
