@@ -19,7 +19,14 @@ import {
 import { type RegisteredHook, runChain } from './chain.js'
 import type { Decision, DecisionKind } from './decision.js'
 import { errorMessage, WardenError } from './errors.js'
-import { type CheckedEvent, checkEventShape, describe, type EventContext, type JsonObject } from './events.js'
+import {
+  type CheckedEvent,
+  describe,
+  type EventContext,
+  type JsonObject,
+  type ShapeCheck,
+  shapeCheckFor,
+} from './events.js'
 import { type HandlerFactory, type HookDefinition, type HookSpec, parseHookDefinition } from './hook.js'
 import { compileCondition, compileMatcher } from './match.js'
 import { type Approver, compose, resolveAsk } from './outcome.js'
@@ -243,17 +250,20 @@ export function createEngine(options: EngineOptions): Engine {
       !result.denied && result.asks.length > 0
         ? await resolveAsk(result, event, id, options.approver, limits.approvalTimeoutMs)
         : compose(result)
-    const { decision: kind, reason, ...rest } = core
     const decision: Decision = {
       id,
       event: event.event,
-      decision: kind,
-      reason,
-      ...rest,
+      decision: core.decision,
+      reason: core.reason,
+      reasonCode: core.reasonCode,
+      additionalContext: core.additionalContext,
+      policies: core.policies,
       trace: result.trace,
       durationMs: performance.now() - started,
       blocking,
     }
+    if (core.payload !== undefined) decision.payload = core.payload
+    if (core.approval !== undefined) decision.approval = core.approval
     return record(decision, event)
   }
 
@@ -262,7 +272,12 @@ export function createEngine(options: EngineOptions): Engine {
     if (cached) return cached
     const name = lookupEventName(given)
     if (!name) return undefined
-    const entry: ResolvedName = { name, blocking: isBlockingEvent(name), hooks: hooksFor(name) }
+    const entry: ResolvedName = {
+      name,
+      blocking: isBlockingEvent(name),
+      hooks: hooksFor(name),
+      check: shapeCheckFor(name),
+    }
     if (resolved.size < 10_000) resolved.set(given, entry)
     return entry
   }
@@ -272,7 +287,7 @@ export function createEngine(options: EngineOptions): Engine {
     return early(id, event, 'deny', reason, 'invalid-event', performance.now())
   }
 
-  async function dispatch(input: DispatchInput): Promise<Decision> {
+  function dispatchUnchecked(input: DispatchInput): Promise<Decision> {
     const id = nextId()
     if (typeof input !== 'object' || input === null) {
       return invalid(id, `the event must be an object (got ${describe(input)})`)
@@ -284,9 +299,9 @@ export function createEngine(options: EngineOptions): Engine {
       const hint = close.length ? `; did you mean ${close.map((c) => `"${c}"`).join(' or ')}?` : ''
       return invalid(id, `unknown event "${given}"${hint}`)
     }
-    const { name, blocking, hooks } = resolvedName
+    const { name, blocking, hooks, check } = resolvedName
     const context = (input.context ?? EMPTY_CONTEXT) as EventContext
-    const problem = checkEventShape(name, input.payload, input.context)
+    const problem = check(input.payload, input.context)
     const event: CheckedEvent = {
       event: name,
       payload: (problem ? {} : input.payload) as JsonObject,
@@ -313,14 +328,14 @@ export function createEngine(options: EngineOptions): Engine {
         event: name,
         decision: 'allow',
         reason: 'no hook applied to this event',
-        reasonCode: [],
-        additionalContext: [],
-        policies: [],
-        trace: [],
+        reasonCode: NONE,
+        additionalContext: NONE,
+        policies: NONE as unknown as Decision['policies'],
+        trace: NONE as unknown as Decision['trace'],
         durationMs: 0,
         blocking,
       }
-      return options.recorder ? record(decision, event) : decision
+      return options.recorder ? record(decision, event) : Promise.resolve(decision)
     }
     const started = performance.now()
     const size = payloadBytes(event.payload, limits.maxPayloadBytes)
@@ -338,7 +353,7 @@ export function createEngine(options: EngineOptions): Engine {
     const running = decide(id, event, hooks, started, false).then(() => undefined)
     background.add(running)
     void running.finally(() => background.delete(running))
-    return {
+    return Promise.resolve({
       id,
       event: name,
       decision: 'allow',
@@ -349,6 +364,15 @@ export function createEngine(options: EngineOptions): Engine {
       trace: [],
       durationMs: performance.now() - started,
       blocking: false,
+    })
+  }
+
+  /** Never throws: an unexpected failure is a deny naming it. */
+  function dispatch(input: DispatchInput): Promise<Decision> {
+    try {
+      return dispatchUnchecked(input)
+    } catch (error) {
+      return invalid(nextId(), `internal error while dispatching: ${errorMessage(error)}`)
     }
   }
 
@@ -412,9 +436,13 @@ interface ResolvedName {
   name: EventName
   blocking: boolean
   hooks: readonly RegisteredHook[] | undefined
+  check: ShapeCheck
 }
 
 const EMPTY_CONTEXT: EventContext = Object.freeze({}) as EventContext
+
+/** The shared empty list of decisions no hook took part in (frozen: read-only). */
+const NONE = Object.freeze([]) as unknown as string[]
 
 function byPriorityThenName(a: RegisteredHook, b: RegisteredHook): number {
   return (

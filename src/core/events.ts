@@ -160,10 +160,13 @@ function checkContext(context: Record<string, unknown>): string | undefined {
   if (context.tenantId !== undefined && typeof context.tenantId !== 'string') {
     return `tenantId must be a string (got ${describe(context.tenantId)})`
   }
-  for (const key of ['agent', 'session', 'user'] as const) {
-    if (context[key] !== undefined && !isPlainObject(context[key]))
-      return `${key} must be an object (got ${describe(context[key])})`
+  if (context.agent !== undefined && !isPlainObject(context.agent))
+    return `agent must be an object (got ${describe(context.agent)})`
+  if (context.session !== undefined && !isPlainObject(context.session)) {
+    return `session must be an object (got ${describe(context.session)})`
   }
+  if (context.user !== undefined && !isPlainObject(context.user))
+    return `user must be an object (got ${describe(context.user)})`
   return undefined
 }
 
@@ -172,17 +175,25 @@ function checkContext(context: Record<string, unknown>): string | undefined {
  * @returns an error message naming the field, or undefined when the event is well formed.
  */
 export function checkEventShape(name: EventName, payload: unknown, context: unknown): string | undefined {
-  if (!isPlainObject(payload)) return `payload must be a JSON object (got ${describe(payload)})`
-  if (context !== undefined && !isPlainObject(context))
-    return `context must be a JSON object (got ${describe(context)})`
+  return shapeCheckFor(name)(payload, context)
+}
+
+/** A checker of payload and context for one event, resolved once per name. */
+export type ShapeCheck = (payload: unknown, context: unknown) => string | undefined
+
+/** The shape check of an event, to resolve once and call per dispatch. */
+export function shapeCheckFor(name: EventName): ShapeCheck {
   const check = PAYLOAD_CHECKS.get(name)
-  const problem = check?.(payload)
-  if (problem) return `payload: ${problem}`
-  if (context !== undefined) {
-    const contextProblem = checkContext(context)
-    if (contextProblem) return `context: ${contextProblem}`
+  return (payload, context) => {
+    if (!isPlainObject(payload)) return `payload must be a JSON object (got ${describe(payload)})`
+    if (context !== undefined) {
+      if (!isPlainObject(context)) return `context must be a JSON object (got ${describe(context)})`
+      const contextProblem = checkContext(context)
+      if (contextProblem) return `context: ${contextProblem}`
+    }
+    const problem = check?.(payload)
+    return problem ? `payload: ${problem}` : undefined
   }
-  return undefined
 }
 
 /** A short description of a value's type for error messages. */

@@ -3,7 +3,7 @@
 // text that an agent feeds the model on its next turn.
 
 import type { ChainResult } from './chain.js'
-import type { Decision, HookTrace } from './decision.js'
+import type { Decision, DecisionKind, HookTrace } from './decision.js'
 import { errorMessage } from './errors.js'
 import type { CheckedEvent, JsonObject } from './events.js'
 
@@ -31,35 +31,47 @@ type DecisionCore = Omit<Decision, 'id' | 'event' | 'durationMs' | 'blocking' | 
 
 /** Composes the final decision from a chain result (asks are resolved by {@link resolveAsk}). */
 export function compose(result: ChainResult): DecisionCore {
-  const base = { additionalContext: result.additionalContext, policies: result.policies }
   if (result.denied) {
     const { hook, verdict } = result.denied
-    return {
-      ...base,
-      decision: 'deny',
-      reason: verdict.reason ?? `denied by hook "${hook.name}"`,
-      reasonCode: verdict.reasonCode ?? [hook.policy?.id ?? hook.name],
-    }
+    return core(
+      result,
+      'deny',
+      verdict.reason ?? `denied by hook "${hook.name}"`,
+      verdict.reasonCode ?? [hook.policy?.id ?? hook.name],
+    )
   }
   if (result.modified) {
-    return {
-      ...base,
-      decision: 'modify',
-      reason: `modified by ${result.modifiers.map((h) => `hook "${h.name}"`).join(', ')}`,
-      reasonCode: result.modifiers.map((h) => h.policy?.id ?? h.name),
-      payload: result.payload,
-    }
+    const decision = core(
+      result,
+      'modify',
+      `modified by ${result.modifiers.map((h) => `hook "${h.name}"`).join(', ')}`,
+      result.modifiers.map((h) => h.policy?.id ?? h.name),
+    )
+    decision.payload = result.payload
+    return decision
   }
   let ran = 0
   for (const t of result.trace) if (t.outcome !== 'skipped') ran++
+  const reason =
+    ran === 0
+      ? 'no hook applied to this event'
+      : `allowed: ${ran} hook${ran === 1 ? '' : 's'} raised no objection`
+  return core(result, 'allow', reason, [])
+}
+
+/** Builds a decision core field by field (object spread is a slow path in V8 here). */
+function core(
+  result: ChainResult,
+  decision: DecisionKind,
+  reason: string,
+  reasonCode: string[],
+): DecisionCore {
   return {
-    ...base,
-    decision: 'allow',
-    reason:
-      ran === 0
-        ? 'no hook applied to this event'
-        : `allowed: ${ran} hook${ran === 1 ? '' : 's'} raised no objection`,
-    reasonCode: [],
+    decision,
+    reason,
+    reasonCode,
+    additionalContext: result.additionalContext,
+    policies: result.policies,
   }
 }
 
