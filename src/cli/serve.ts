@@ -8,12 +8,21 @@ import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { openPersistence, type Persistence } from '../audit/index.js'
+import type { HookDefinition } from '../core/index.js'
 import { metricsPlugin, traceEngine } from '../observability/index.js'
 import { createServer, installShutdown, LISTEN_DEFAULTS, listen } from '../server/index.js'
-import { buildEngine, loadConfig, type WardenConfig } from '../sources/index.js'
+import {
+  attachHookDir,
+  buildEngine,
+  formatProblem,
+  type HookDirWatcher,
+  loadConfig,
+  loadHookSources,
+  type WardenConfig,
+} from '../sources/index.js'
 import type { CliIo } from './io.js'
 
-const HELP = `usage: warden serve [--port 7070] [--host 127.0.0.1] [--config warden.yaml]
+const HELP = `usage: warden serve [--port 7070] [--host 127.0.0.1] [--config warden.yaml] [--db URL] [--hooks DIR]
 
 Runs Warden as an AOS Guardian: JSON-RPC 2.0 on POST /aos (every AOS method, batches,
 notifications), GET /healthz. Settings come from the config's server: section; flags win.
@@ -26,6 +35,10 @@ options:
   -c, --config FILE   warden.yaml with hooks, guardians, limits and server settings
   --db URL            audit and hook store: postgres://… or a SQLite file (default:
                       WARDEN_DATABASE_URL, the config's db:, else .warden/warden.db)
+  --hooks DIR         a folder of Markdown hook files, watched: a changed file is reloaded,
+                      a broken one reported and its previous version kept (repeatable)
+  --claude-settings F the hooks of a Claude Code settings file (repeatable)
+  --profile FILE      the hooks of a loom agent.json profile (repeatable)
   -h, --help          this text
 `
 
@@ -78,6 +91,23 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.stderr(`warden serve: ${(error as Error).message}\n`)
     return 1
   }
+  const where = (paths: string[] | undefined) => (paths ?? []).map((p) => resolve(io.cwd, p))
+  let fileHooks: HookDefinition[] = []
+  const { 'claude-settings': claudeSettings, profile: profiles } = parsed.values
+  if (claudeSettings?.length || profiles?.length) {
+    const report = await loadHookSources({
+      claudeSettings: where(claudeSettings),
+      profiles: where(profiles),
+      env: io.env,
+      ...(config ? { config } : {}),
+    })
+    for (const warning of report.warnings) io.stderr(`warden serve: warning: ${formatProblem(warning)}\n`)
+    if (report.problems.length > 0) {
+      for (const problem of report.problems) io.stderr(`warden serve: ${formatProblem(problem)}\n`)
+      return 1
+    }
+    fileHooks = report.hooks
+  }
   const section = (config?.raw.server ?? {}) as ServerSection
   const port =
     parsed.values.port === undefined ? (section.port ?? LISTEN_DEFAULTS.port) : Number(parsed.values.port)
@@ -101,15 +131,41 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1
   }
   let engine: ReturnType<typeof buildEngine>
+  const watchers: HookDirWatcher[] = []
   try {
     engine = buildEngine(config, {
       recorder: persistence.recorder,
       breaker: persistence.breaker,
       env: io.env,
+      extraHooks: fileHooks,
     })
     await persistence.attach(engine)
+    for (const dir of where(parsed.values.hooks)) {
+      const attached = await attachHookDir(engine, dir, {
+        onReport: ({ change, refused }) => {
+          for (const file of change.broken)
+            io.stderr(`warden serve: ${file} is broken; its previous version stays in force\n`)
+          for (const problem of [...change.problems, ...refused])
+            io.stderr(`warden serve: ${formatProblem(problem)}\n`)
+          if (change.updated.length || change.removed.length) {
+            io.stderr(
+              `warden serve: reloaded ${dir}: ${change.updated.length} updated, ${change.removed.length} removed\n`,
+            )
+          }
+        },
+      })
+      watchers.push(attached.watcher)
+      const problems = [...attached.initial.problems, ...attached.refused]
+      for (const warning of attached.initial.warnings)
+        io.stderr(`warden serve: warning: ${formatProblem(warning)}\n`)
+      if (problems.length > 0) {
+        for (const problem of problems) io.stderr(`warden serve: ${formatProblem(problem)}\n`)
+        throw new Error(`the hook folder ${dir} has problems; fix them and start again`)
+      }
+    }
     engine = traceEngine(engine)
   } catch (error) {
+    for (const watcher of watchers) watcher.close()
     await persistence.close().catch(() => undefined)
     io.stderr(`warden serve: ${(error as Error).message}\n`)
     return 1
@@ -146,6 +202,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       onSignal: (signal) =>
         io.stderr(`warden serve: ${signal}: finishing requests in flight, then exiting\n`),
       exit(code) {
+        for (const watcher of watchers) watcher.close()
         persistence.close().then(
           () => done(code),
           (error: Error) => {
@@ -168,6 +225,9 @@ function parseServeArgs(args: string[]) {
       host: { type: 'string', short: 'H' },
       config: { type: 'string', short: 'c' },
       db: { type: 'string' },
+      hooks: { type: 'string', multiple: true },
+      'claude-settings': { type: 'string', multiple: true },
+      profile: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   })
