@@ -9,6 +9,7 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { openPersistence, type Persistence } from '../audit/index.js'
 import type { HookDefinition } from '../core/index.js'
+import type { TokenLedger } from '../handlers/index.js'
 import { metricsPlugin, traceEngine } from '../observability/index.js'
 import { createServer, installShutdown, LISTEN_DEFAULTS, listen } from '../server/index.js'
 import {
@@ -138,6 +139,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       breaker: persistence.breaker,
       env: io.env,
       extraHooks: fileHooks,
+      tokenLedger: storeTokenLedger(persistence),
     })
     await persistence.attach(engine)
     for (const dir of where(parsed.values.hooks)) {
@@ -214,6 +216,17 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       },
     })
   })
+}
+
+/** The LLM judge's monthly token counts, kept in the store so every instance shares them. */
+export function storeTokenLedger(persistence: Pick<Persistence, 'store'>): TokenLedger {
+  return {
+    used: async (tenant, month) =>
+      (await persistence.store.getBudget(tenant, 'judge-tokens', month))?.used ?? 0,
+    add: async (tenant, month, tokens) => {
+      await persistence.store.addBudget(tenant, 'judge-tokens', month, tokens)
+    },
+  }
 }
 
 function parseServeArgs(args: string[]) {

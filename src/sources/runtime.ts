@@ -19,6 +19,7 @@ import {
   guardianHandler,
   guardiansHandler,
   judgeSettings,
+  type TokenLedger,
 } from '../handlers/index.js'
 import { createOutboundClient, networkOptions } from '../net/index.js'
 import { aosEvents, createAosGuardianCodec } from '../protocols/index.js'
@@ -37,6 +38,8 @@ export interface RuntimeOptions {
   extraHandlers?: HandlerFactory[]
   /** Circuit breaker state (e.g. shared through the database). */
   breaker?: BreakerState
+  /** Where the LLM judge counts tenants' monthly tokens (e.g. the database); default in memory. */
+  tokenLedger?: TokenLedger
   env?: NodeJS.ProcessEnv
 }
 
@@ -54,7 +57,13 @@ export function buildHandlers(
     const env = options.env ?? process.env
     const secrets = () => createSecretBox({ env, keyFile: env.WARDEN_SECRET_KEY_FILE ?? DEFAULT_KEY_FILE })
     handlers.push(createHttpHandler({ client, secrets }))
-    handlers.push(createPromptHandler({ client, ...judgeSettings(_config?.raw.judge, env) }))
+    handlers.push(
+      createPromptHandler({
+        client,
+        ...judgeSettings(_config?.raw.judge, env),
+        ...(options.tokenLedger ? { ledger: options.tokenLedger } : {}),
+      }),
+    )
   }
   {
     // guardian / guardians: remote AOS Guardians, through the SSRF-checked outbound client.
