@@ -3,7 +3,8 @@
 export { McpBridge, type McpBridgeOptions } from './bridge.js'
 export { type Direction, McpChecks, type McpChecksOptions, type Outcome } from './checks.js'
 export { type HttpGateway, type HttpGatewayOptions, startHttpGateway } from './http.js'
-export { DENIED_ERROR_CODE, GATEWAY_ERROR_CODE } from './jsonrpc.js'
+export { DENIED_ERROR_CODE, envelopeProblem, GATEWAY_ERROR_CODE } from './jsonrpc.js'
+export { ChildTransport, type ChildTransportOptions, LineSplitter, LineTransport } from './lines.js'
 export {
   canonicalJson,
   type PinMismatch,

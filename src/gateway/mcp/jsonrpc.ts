@@ -3,7 +3,7 @@
 // JSON-RPC error for most denied requests, a tool result with isError for tools/call).
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
+import { JSONRPCMessageSchema, RELATED_TASK_META_KEY } from '@modelcontextprotocol/sdk/types.js'
 import type { Json, JsonObject } from '../../core/index.js'
 
 /** The JSON-RPC error code of a request Warden denied (a server-defined code). */
@@ -93,6 +93,66 @@ export function checkModifiedMessage(
     return { ok: false, error: 'a modify may not change the method' }
   }
   return { ok: true, message }
+}
+
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params'])
+const RESULT_KEYS = new Set(['jsonrpc', 'id', 'result'])
+const ERROR_KEYS = new Set(['jsonrpc', 'id', 'error'])
+
+/**
+ * What makes a parsed value not a JSON-RPC message MCP accepts, or undefined when it is
+ * one: the rules of the SDK's `JSONRPCMessageSchema` (a request, a notification, a result
+ * or an error response, with no other top-level members), checked without copying.
+ */
+export function envelopeProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return 'not a JSON object'
+  if (value.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"'
+  let keys: Set<string>
+  if ('method' in value) {
+    if (typeof value.method !== 'string') return 'method must be a string'
+    if ('id' in value && !isRequestId(value.id)) return 'id must be a string or an integer'
+    if (value.params !== undefined) {
+      if (!isObject(value.params)) return 'params must be an object'
+      const problem = metaProblem(value.params._meta)
+      if (problem) return `params._meta: ${problem}`
+    }
+    keys = REQUEST_KEYS
+  } else if ('result' in value) {
+    if (!isRequestId(value.id)) return 'id must be a string or an integer'
+    if (!isObject(value.result)) return 'result must be an object'
+    const problem = metaProblem(value.result._meta)
+    if (problem) return `result._meta: ${problem}`
+    keys = RESULT_KEYS
+  } else if ('error' in value) {
+    if (value.id !== undefined && !isRequestId(value.id)) return 'id must be a string or an integer'
+    const error = value.error
+    if (!isObject(error)) return 'error must be an object'
+    if (!Number.isInteger(error.code)) return 'error.code must be an integer'
+    if (typeof error.message !== 'string') return 'error.message must be a string'
+    keys = ERROR_KEYS
+  } else {
+    return 'neither a request, a notification nor a response'
+  }
+  for (const key in value) if (!keys.has(key)) return `unexpected member "${key}"`
+  return undefined
+}
+
+function isRequestId(value: unknown): value is RequestId {
+  return typeof value === 'string' || Number.isInteger(value)
+}
+
+/** What is wrong with a `_meta` object (its progress token and related task). */
+function metaProblem(meta: unknown): string | undefined {
+  if (meta === undefined) return undefined
+  if (!isObject(meta)) return 'must be an object'
+  if (meta.progressToken !== undefined && !isRequestId(meta.progressToken)) {
+    return 'progressToken must be a string or an integer'
+  }
+  const task = meta[RELATED_TASK_META_KEY]
+  if (task !== undefined && !(isObject(task) && typeof task.taskId === 'string')) {
+    return `${RELATED_TASK_META_KEY} must be an object with a taskId`
+  }
+  return undefined
 }
 
 /** Whether a value is a plain JSON object. */

@@ -3,13 +3,11 @@
 // stderr passes through to Warden's stderr; the gateway ends with the child and returns
 // the child's exit code.
 
-import type { ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { errorMessage } from '../../core/index.js'
 import { McpBridge } from './bridge.js'
 import type { McpChecksOptions } from './checks.js'
+import { ChildTransport, LineTransport } from './lines.js'
 
 /** Default cap on one message, in bytes (in either direction). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
@@ -47,17 +45,16 @@ const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 
  */
 export async function startStdioGateway(options: StdioGatewayOptions): Promise<StdioGateway> {
   const log = options.log ?? (() => undefined)
-  const maxBufferSize = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
-  const server = new StdioClientTransport({
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
+  const server = new ChildTransport({
     command: options.command,
     args: options.args ?? [],
-    env: stringEnv(options.env ?? process.env),
-    stderr: 'inherit',
-    maxBufferSize,
+    env: options.env ?? process.env,
+    maxMessageBytes,
     ...(options.cwd ? { cwd: options.cwd } : {}),
   })
   const input = options.input ?? process.stdin
-  const client = new StdioServerTransport(input, options.output ?? process.stdout, { maxBufferSize })
+  const client = new LineTransport(input, options.output ?? process.stdout, maxMessageBytes)
   const bridge = new McpBridge({ ...options, client, server })
   let resolveExit!: (code: number) => void
   const exited = new Promise<number>((resolve) => {
@@ -69,7 +66,7 @@ export async function startStdioGateway(options: StdioGatewayOptions): Promise<S
     await bridge.close('the server could not be started')
     throw new Error(`cannot start the MCP server "${options.command}": ${errorMessage(error)}`)
   }
-  const child = childOf(server)
+  const child = server.child
   if (child) {
     child.once('exit', (code, signal) => {
       const status = code ?? 128 + (SIGNAL_NUMBERS[signal ?? ''] ?? 0)
@@ -85,25 +82,10 @@ export async function startStdioGateway(options: StdioGatewayOptions): Promise<S
   input.once('close', endOfInput)
   return {
     bridge,
-    pid: server.pid ?? undefined,
+    pid: child?.pid,
     exited,
     async close() {
       await bridge.close('the gateway was stopped')
     },
   }
-}
-
-/**
- * The child process behind the SDK's stdio client transport. The transport keeps it to
- * itself; the gateway needs its exit code to exit with it.
- */
-function childOf(transport: StdioClientTransport): ChildProcess | undefined {
-  const child = (transport as unknown as { _process?: ChildProcess })._process
-  return child && typeof child.once === 'function' ? child : undefined
-}
-
-function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const result: Record<string, string> = {}
-  for (const [key, value] of Object.entries(env)) if (typeof value === 'string') result[key] = value
-  return result
 }
