@@ -2,7 +2,7 @@
 // an over-long line refused, and the hand-written JSON-RPC check agreeing with the SDK's
 // schema on every case.
 
-import { PassThrough } from 'node:stream'
+import { PassThrough, Writable } from 'node:stream'
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
 import { describe, expect, it } from 'vitest'
 import { envelopeProblem, LineSplitter, LineTransport } from '../../src/gateway/mcp/index.js'
@@ -111,6 +111,7 @@ describe('LineTransport', () => {
       'a message that is not valid JSON-RPC was ignored: unexpected member "x"',
     ])
     await transport.send({ jsonrpc: '2.0', id: 2, result: {} })
+    await new Promise((resolve) => setImmediate(resolve))
     expect(String(output.read())).toBe('{"jsonrpc":"2.0","id":2,"result":{}}\n')
     let closed = false
     transport.onclose = () => {
@@ -119,5 +120,30 @@ describe('LineTransport', () => {
     await transport.close()
     expect(closed).toBe(true)
     await expect(transport.send({ jsonrpc: '2.0', method: 'x' })).rejects.toThrow('Not connected')
+  })
+
+  it('writes the messages sent in one burst with one write, before the event loop goes on', async () => {
+    const writes: string[] = []
+    const output = new Writable({
+      write(chunk, _encoding, done) {
+        writes.push(String(chunk))
+        done()
+      },
+      writev(chunks, done) {
+        writes.push(chunks.map(({ chunk }) => String(chunk)).join(''))
+        done()
+      },
+    })
+    const transport = new LineTransport(new PassThrough(), output, 1024)
+    await transport.start()
+    const sent = Promise.all([1, 2, 3].map((id) => transport.send({ jsonrpc: '2.0', id, result: {} })))
+    await sent
+    await new Promise<void>((resolve) => process.nextTick(resolve))
+    expect(writes).toEqual([
+      '{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n{"jsonrpc":"2.0","id":3,"result":{}}\n',
+    ])
+    await transport.send({ jsonrpc: '2.0', id: 4, result: {} })
+    await new Promise<void>((resolve) => process.nextTick(resolve))
+    expect(writes).toHaveLength(2)
   })
 })

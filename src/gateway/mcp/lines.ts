@@ -1,8 +1,8 @@
 // Newline-delimited JSON-RPC, as MCP's stdio transport frames it: one message per line.
 // The stdio gateway uses these transports in place of the SDK's so that each message is
 // parsed once and its JSON-RPC envelope checked by hand (the rules of the SDK's message
-// schema, without building a validated copy of every message), and so that each message
-// is written the moment it is sent.
+// schema, without building a validated copy of every message), and so that the messages
+// decided in one turn of the event loop leave in one write, before the loop goes on.
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
@@ -90,6 +90,17 @@ export class LineTransport implements Transport {
     }
   }
 
+  /**
+   * Writes are corked from the first message of a burst until the current microtasks are
+   * done, then flushed as one write: no timer, no wait for I/O, and a peer fed several
+   * pipelined messages reads them at once (as it would without the gateway in between).
+   */
+  private corked = false
+  private readonly uncork = (): void => {
+    this.corked = false
+    this.output.uncork()
+  }
+
   private readonly onStreamError = (error: Error): void => {
     this.onerror?.(error)
   }
@@ -100,9 +111,14 @@ export class LineTransport implements Transport {
     this.output.on('error', this.onStreamError)
   }
 
-  /** Writes the message at once; resolves when the stream has taken it (after a drain if full). */
+  /** Writes the message with this burst; resolves when the stream has taken it (after a drain if full). */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed || this.output.destroyed) return Promise.reject(new Error('Not connected'))
+    if (!this.corked) {
+      this.corked = true
+      this.output.cork()
+      process.nextTick(this.uncork)
+    }
     if (this.output.write(`${JSON.stringify(message)}\n`)) return SENT
     return new Promise((resolve) => this.output.once('drain', resolve))
   }
