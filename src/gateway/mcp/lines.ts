@@ -190,6 +190,9 @@ export class ChildTransport implements Transport {
       ...(cwd ? { cwd } : {}),
     })
     this.child = child
+    // Errors on the pipes after the session closed (EPIPE) must not end the process.
+    child.stdin.on('error', ignore)
+    child.stdout.on('error', ignore)
     const lines = new LineTransport(child.stdout, child.stdin, this.options.maxMessageBytes)
     this.lines = lines
     lines.onmessage = (message) => this.onmessage?.(message)
@@ -197,7 +200,7 @@ export class ChildTransport implements Transport {
     void lines.start()
     return new Promise((resolve, reject) => {
       child.once('spawn', () => resolve())
-      child.once('error', (error) => {
+      child.on('error', (error) => {
         reject(error)
         this.onerror?.(error)
       })
@@ -228,3 +231,5 @@ export class ChildTransport implements Transport {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   }
 }
+
+function ignore(): void {}
