@@ -75,8 +75,8 @@ export class McpChecks {
     this.log = options.log ?? (() => undefined)
   }
 
-  /** Checks a message from the client. */
-  async outbound(message: JSONRPCMessage): Promise<Outcome> {
+  /** Checks a message from the client. (Not `async`: it hands on the promise of the check.) */
+  outbound(message: JSONRPCMessage): Promise<Outcome> {
     const kind = messageKind(message)
     if (kind === 'response') return this.response(message, 'outbound')
     const method = messageMethod(message) as string
@@ -86,7 +86,7 @@ export class McpChecks {
   }
 
   /** Checks a message from the server. */
-  async inbound(message: JSONRPCMessage): Promise<Outcome> {
+  inbound(message: JSONRPCMessage): Promise<Outcome> {
     const kind = messageKind(message)
     if (kind === 'response') return this.response(message, 'inbound')
     const method = messageMethod(message) as string
@@ -220,14 +220,26 @@ export class McpChecks {
     return { type: 'forward', message: current, method: 'tools/call' }
   }
 
-  private async response(message: JSONRPCMessage, direction: Direction): Promise<Outcome> {
+  private response(message: JSONRPCMessage, direction: Direction): Promise<Outcome> {
     const id = messageId(message)
     const pending = direction === 'inbound' ? this.clientRequests : this.serverRequests
     const request = id === undefined ? undefined : pending.get(idKey(id))
-    if (id === undefined || !request) return { type: 'drop', reason: 'a response to no request in flight' }
+    if (id === undefined || !request) {
+      return Promise.resolve({ type: 'drop', reason: 'a response to no request in flight' })
+    }
     pending.delete(idKey(id))
     if (request.progressToken !== undefined) this.progress.delete(idKey(request.progressToken))
     if (request.tool) return this.toolResult(message, id, request.tool, request.context)
+    return this.checkAnswer(message, id, request, direction)
+  }
+
+  /** Checks the answer to a request other than tools/call. */
+  private async checkAnswer(
+    message: JSONRPCMessage,
+    id: RequestId,
+    request: PendingRequest,
+    direction: Direction,
+  ): Promise<Outcome> {
     const decision = await this.dispatch(
       `mcp.${direction}`,
       this.mcpPayload(message, request.method, direction),
