@@ -35,7 +35,7 @@ export interface AuditWriter extends Recorder {
   flush(): Promise<void>
   /** Stops the timer and writes everything still queued; later records fail. */
   close(): Promise<void>
-  /** Decisions waiting to be written. */
+  /** Decisions waiting to be written (queued or being written). */
   queueDepth(): number
   /** Decisions written since start. */
   written(): number
@@ -69,6 +69,8 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
   const intervalMs = Math.max(1, options.intervalMs ?? AUDIT_DEFAULTS.intervalMs)
   const maxQueue = Math.max(batchSize, options.maxQueue ?? AUDIT_DEFAULTS.maxQueue)
   let queue: Pending[] = []
+  /** Decisions handed to the store and not yet committed. */
+  let inFlight = 0
   let writing: Promise<void> | undefined
   let scheduled = false
   let closed = false
@@ -81,6 +83,7 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
     const take = Math.min(queue.length, batchSize * CATCH_UP_BATCHES)
     const entries = queue.length <= take ? queue : queue.slice(0, take)
     queue = queue.length <= take ? [] : queue.slice(take)
+    inFlight += entries.length
     try {
       await store.writeAudit(toBatch(entries))
       count += entries.length
@@ -93,16 +96,23 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
       if (retry.length > 0) queue = [...retry, ...queue]
       options.onError?.(error)
       throw error
+    } finally {
+      inFlight -= entries.length
     }
   }
 
-  /** Writes queued batches until the queue is empty or a write fails. */
+  /**
+   * Writes what is queued, then further batches only while full ones are waiting: what
+   * arrives during a write waits for the next tick, so a store that answers asynchronously
+   * (the SQLite thread, PostgreSQL) gets a few large transactions, not a stream of tiny ones.
+   */
   function drainOnce(): Promise<void> {
     if (writing) return writing
     if (queue.length === 0) return Promise.resolve()
     writing = (async () => {
       try {
-        while (queue.length > 0) await writeBatch()
+        await writeBatch()
+        while (queue.length >= batchSize) await writeBatch()
       } catch {
         // the batch stays queued (async) or its callers were told (sync); the next tick retries
       } finally {
@@ -123,8 +133,9 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
 
   function record(record: DecisionRecord): void | Promise<void> {
     if (closed) throw new Error('the audit writer is closed')
-    if (queue.length >= maxQueue) {
-      throw new Error(`the audit queue is full (${queue.length} decisions waiting to be written)`)
+    const waiting = queue.length + inFlight
+    if (waiting >= maxQueue) {
+      throw new Error(`the audit queue is full (${waiting} decisions waiting to be written)`)
     }
     const rows = toAuditRows(record, { secrets: options.secrets, traceId: options.traceId?.() })
     if (mode === 'async') {
@@ -168,7 +179,7 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
         }
       }
     },
-    queueDepth: () => queue.length,
+    queueDepth: () => queue.length + inFlight,
     written: () => count,
   }
 }

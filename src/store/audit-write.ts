@@ -12,99 +12,87 @@ import type { AuditBatch, DecisionRow, ExecutionRow } from './types.js'
 /** Writes the decisions and executions of a batch (approvals go through the query layer). */
 export type AuditRowWriter = (batch: AuditBatch) => Promise<void>
 
-const DECISION_COLUMNS = [
-  'id',
-  'request_id',
-  'tenant',
-  'agent_id',
-  'session_id',
-  'event',
-  'decision',
-  'reason',
-  'reason_code',
-  'deciding_hooks',
-  'policies',
-  'duration_ms',
-  'blocking',
-  'input',
-  'output',
-  'trace_id',
-  'created_at',
-] as const
+/** How a row property becomes a column value: as is (absent = NULL), JSON text, or 0/1. */
+export type FieldKind = 'value' | 'json' | 'flag'
 
-const EXECUTION_COLUMNS = [
-  'dedup_key',
-  'decision_id',
-  'tenant',
-  'hook_id',
-  'hook_ref',
-  'hook_name',
-  'hook_version',
-  'handler',
-  'decision',
-  'reason',
-  'duration_ms',
-  'error',
-  'error_sealed',
-  'error_kind',
-  'skipped',
-  'policy_id',
-  'policy_version',
-  'position',
-  'created_at',
-] as const
+/** One column: its name, the row property it is read from, and how. */
+export type Field = readonly [column: string, property: string, kind: FieldKind]
+
+/** The columns of a decision row, in tuple order. */
+export const DECISION_FIELDS: readonly Field[] = [
+  ['id', 'id', 'value'],
+  ['request_id', 'requestId', 'value'],
+  ['tenant', 'tenant', 'value'],
+  ['agent_id', 'agentId', 'value'],
+  ['session_id', 'sessionId', 'value'],
+  ['event', 'event', 'value'],
+  ['decision', 'decision', 'value'],
+  ['reason', 'reason', 'value'],
+  ['reason_code', 'reasonCode', 'json'],
+  ['deciding_hooks', 'decidingHooks', 'json'],
+  ['policies', 'policies', 'json'],
+  ['duration_ms', 'durationMs', 'value'],
+  ['blocking', 'blocking', 'flag'],
+  ['input', 'input', 'json'],
+  ['output', 'output', 'json'],
+  ['trace_id', 'traceId', 'value'],
+  ['created_at', 'createdAt', 'value'],
+]
+
+/** The columns of a hook execution row, in tuple order (`hook_id` is filled in by the writer). */
+export const EXECUTION_FIELDS: readonly Field[] = [
+  ['dedup_key', 'dedupKey', 'value'],
+  ['decision_id', 'decisionId', 'value'],
+  ['tenant', 'tenant', 'value'],
+  ['hook_id', 'hookId', 'value'],
+  ['hook_ref', 'hookRef', 'value'],
+  ['hook_name', 'hookName', 'value'],
+  ['hook_version', 'hookVersion', 'value'],
+  ['handler', 'handler', 'value'],
+  ['decision', 'decision', 'value'],
+  ['reason', 'reason', 'value'],
+  ['duration_ms', 'durationMs', 'value'],
+  ['error', 'error', 'value'],
+  ['error_sealed', 'errorSealed', 'value'],
+  ['error_kind', 'errorKind', 'value'],
+  ['skipped', 'skipped', 'value'],
+  ['policy_id', 'policyId', 'value'],
+  ['policy_version', 'policyVersion', 'value'],
+  ['position', 'position', 'value'],
+  ['created_at', 'createdAt', 'value'],
+]
+
+const DECISION_COLUMNS = DECISION_FIELDS.map(([column]) => column)
+const EXECUTION_COLUMNS = EXECUTION_FIELDS.map(([column]) => column)
+const HOOK_ID = EXECUTION_COLUMNS.indexOf('hook_id')
 
 const DECISION_TYPES =
   'text,text,text,text,text,text,text,text,text,text,text,float8,int4,text,text,text,int8'
 const EXECUTION_TYPES =
   'text,text,text,text,text,text,int4,text,text,text,float8,text,text,text,text,text,text,int4,int8'
 
-/** The column values of a decision row, in DECISION_COLUMNS order. */
-export function decisionTuple(row: DecisionRow): unknown[] {
-  return [
-    row.id,
-    row.requestId ?? null,
-    row.tenant,
-    row.agentId ?? null,
-    row.sessionId ?? null,
-    row.event,
-    row.decision,
-    row.reason,
-    JSON.stringify(row.reasonCode),
-    JSON.stringify(row.decidingHooks),
-    JSON.stringify(row.policies),
-    row.durationMs,
-    row.blocking ? 1 : 0,
-    JSON.stringify(row.input),
-    JSON.stringify(row.output),
-    row.traceId ?? null,
-    row.createdAt,
-  ]
+/** A row's column values in field order. */
+export function columnValues(fields: readonly Field[], row: object): unknown[] {
+  const record = row as Record<string, unknown>
+  const out = new Array<unknown>(fields.length)
+  for (let i = 0; i < fields.length; i++) {
+    const [, property, kind] = fields[i] as Field
+    const value = record[property]
+    out[i] = kind === 'json' ? JSON.stringify(value) : kind === 'flag' ? (value ? 1 : 0) : (value ?? null)
+  }
+  return out
 }
 
-/** The column values of an execution row, in EXECUTION_COLUMNS order. */
+/** The column values of a decision row, in DECISION_FIELDS order. */
+export function decisionTuple(row: DecisionRow): unknown[] {
+  return columnValues(DECISION_FIELDS, row)
+}
+
+/** The column values of an execution row, in EXECUTION_FIELDS order. */
 export function executionTuple(row: ExecutionRow, hookId: string | null): unknown[] {
-  return [
-    row.dedupKey,
-    row.decisionId,
-    row.tenant,
-    hookId,
-    row.hookRef,
-    row.hookName,
-    row.hookVersion,
-    row.handler,
-    row.decision,
-    row.reason ?? null,
-    row.durationMs,
-    row.error ?? null,
-    row.errorSealed ?? null,
-    row.errorKind ?? null,
-    row.skipped ?? null,
-    row.policyId ?? null,
-    row.policyVersion ?? null,
-    row.position,
-    row.createdAt,
-  ]
+  const out = columnValues(EXECUTION_FIELDS, row)
+  out[HOOK_ID] = hookId
+  return out
 }
 
 /** The stored hook an execution links to: the tenant's own hook first, else the global one. */
@@ -123,14 +111,20 @@ function candidateIds(executions: ExecutionRow[]): string[] {
   return [...ids]
 }
 
-/** The SQLite writer: prepared statements, one synchronous transaction. */
+/** A one-row SQLite INSERT that skips a row already written. */
+export function sqliteInsert(table: string, fields: readonly Field[], conflict: string): string {
+  const columns = fields.map(([column]) => column)
+  return `insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')}) on conflict (${conflict}) do nothing`
+}
+
+/**
+ * The SQLite writer on the calling thread: prepared statements, one synchronous
+ * transaction. Used where no second connection can reach the data (`:memory:`); a file
+ * database writes on its own thread (audit-thread.ts).
+ */
 export function sqliteAuditWriter(db: Kysely<Database>, database: BetterSqlite3.Database): AuditRowWriter {
-  const insertDecision = database.prepare(
-    `insert into decisions (${DECISION_COLUMNS.join(', ')}) values (${DECISION_COLUMNS.map(() => '?').join(', ')}) on conflict (id) do nothing`,
-  )
-  const insertExecution = database.prepare(
-    `insert into hook_executions (${EXECUTION_COLUMNS.join(', ')}) values (${EXECUTION_COLUMNS.map(() => '?').join(', ')}) on conflict (dedup_key) do nothing`,
-  )
+  const insertDecision = database.prepare(sqliteInsert('decisions', DECISION_FIELDS, 'id'))
+  const insertExecution = database.prepare(sqliteInsert('hook_executions', EXECUTION_FIELDS, 'dedup_key'))
   const findHook = database.prepare('select 1 from hooks where id = ?').pluck()
   const write = database.transaction((batch: AuditBatch) => {
     for (const row of batch.decisions) insertDecision.run(decisionTuple(row))

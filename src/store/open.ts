@@ -7,6 +7,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg'
 import { errorMessage } from '../core/index.js'
+import { sqliteAuditThread } from './audit-thread.js'
 import { postgresAuditWriter, sqliteAuditWriter } from './audit-write.js'
 import { StoreError } from './errors.js'
 import { migrate } from './migrations.js'
@@ -93,10 +94,12 @@ async function openSqlite(path: string, options: OpenStoreOptions): Promise<Stor
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) })
   const version = await migrateOrClose(db, 'sqlite')
+  const thread = file === ':memory:' ? undefined : sqliteAuditThread(file)
   return started(db, {
     dialect: 'sqlite',
     location: file,
-    writeRows: sqliteAuditWriter(db, database),
+    writeRows: thread ? thread.write : sqliteAuditWriter(db, database),
+    ...(thread ? { onClose: thread.close } : {}),
     pollMs: options.pollMs ?? 250,
     schemaVersion: version,
     ...(options.secrets ? { secrets: options.secrets } : {}),
