@@ -8,7 +8,7 @@ import { errorMessage } from './errors.js'
 import { type CheckedEvent, checkEventShape, type JsonObject } from './events.js'
 import type { HookExecutor, HookSpec } from './hook.js'
 import { type Condition, type ConditionVars, conditionVars, type NameMatcher, scopeCovers } from './match.js'
-import { failureVerdict, type InFlight, runHook } from './run-hook.js'
+import { failureVerdict, type HookRun, type InFlight, runHook } from './run-hook.js'
 
 /** A hook ready to run: its spec, executor and compiled matcher / condition. */
 export interface RegisteredHook {
@@ -123,7 +123,8 @@ export async function runChain(
       }
     }
     if (!verdict) {
-      verdict = await execute(entry, current, started, env, trace)
+      const pending = execute(entry, current, started, env, trace)
+      verdict = pending instanceof Promise ? await pending : pending
     }
     trace.durationMs = performance.now() - hookStart
     trace.outcome = verdict.type
@@ -166,13 +167,14 @@ export async function runChain(
   return result
 }
 
-async function execute(
+/** Runs one hook within what is left of the budget; synchronous handlers stay synchronous. */
+function execute(
   entry: RegisteredHook,
   event: CheckedEvent,
   chainStart: number,
   env: ChainEnv,
   trace: HookTrace,
-): Promise<Verdict> {
+): Verdict | Promise<Verdict> {
   const hook = entry.spec
   const remaining = env.budgetMs - (performance.now() - chainStart)
   if (remaining <= 0) {
@@ -181,7 +183,20 @@ async function execute(
     return failureVerdict(hook, hook.onTimeout, message)
   }
   const limit = Math.min(hook.timeoutMs, Math.ceil(remaining))
-  const run = await runHook(hook, entry.execute, event, limit, env.inFlight)
+  const run = runHook(hook, entry.execute, event, limit, env.inFlight)
+  if (run instanceof Promise) return run.then((settled) => conclude(settled, entry, env, trace, limit))
+  return conclude(run, entry, env, trace, limit)
+}
+
+/** Turns what happened into the verdict, applying the failure policies and the breaker. */
+function conclude(
+  run: HookRun,
+  entry: RegisteredHook,
+  env: ChainEnv,
+  trace: HookTrace,
+  limit: number,
+): Verdict {
+  const hook = entry.spec
   if (run.logs) trace.logs = run.logs
   if (run.kind === 'verdict') return run.verdict
   const message =

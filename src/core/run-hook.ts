@@ -13,8 +13,6 @@ export type HookRun =
   | { kind: 'verdict'; verdict: Verdict; logs?: string[] }
   | { kind: 'error' | 'timeout' | 'invalid-answer'; message: string; logs?: string[] }
 
-const TIMED_OUT = Symbol('timed-out')
-
 /** The call a handler receives; the abort signal is only created when a handler asks for it. */
 class Call implements HookCall {
   controller: AbortController | undefined
@@ -53,44 +51,60 @@ export class InFlight {
 }
 
 /**
- * Executes a hook with a time limit and returns what happened; never throws.
+ * Executes a hook with a time limit and returns what happened; never throws. A handler
+ * that answers synchronously gets its answer back synchronously (no promise, no timer).
  * @param timeoutMs the hook's own limit, already cut to what is left of the chain budget.
  */
-export async function runHook(
+export function runHook(
   hook: HookSpec,
   execute: HookExecutor,
   event: CheckedEvent,
   timeoutMs: number,
   inFlight: InFlight,
-): Promise<HookRun> {
+): HookRun | Promise<HookRun> {
   const call = new Call(event, hook, inFlight)
   let answer: unknown
   try {
     answer = execute(call)
   } catch (error) {
+    call.release()
     return withLogs({ kind: 'error', message: errorMessage(error) }, call.logs)
   }
-  if (isPromiseLike(answer)) {
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs)
-    })
-    try {
-      answer = await Promise.race([answer, timeout])
-    } catch (error) {
-      return withLogs({ kind: 'error', message: errorMessage(error) }, call.logs)
-    } finally {
-      clearTimeout(timer)
-      call.release()
-    }
-    if (answer === TIMED_OUT) {
-      call.controller?.abort(new Error(`hook "${hook.name}" timed out after ${timeoutMs} ms`))
-      return withLogs({ kind: 'timeout', message: `timed out after ${timeoutMs} ms` }, call.logs)
-    }
-  } else {
+  if (!isPromiseLike(answer)) {
     call.release()
+    return settle(answer, call)
   }
-  const normalized = normalizeVerdict(answer, event.payload)
+  const pending = answer
+  return new Promise<HookRun>((resolve) => {
+    let done = false
+    const timer = setTimeout(() => {
+      if (done) return
+      done = true
+      call.release()
+      call.controller?.abort(new Error(`hook "${hook.name}" timed out after ${timeoutMs} ms`))
+      resolve(withLogs({ kind: 'timeout', message: `timed out after ${timeoutMs} ms` }, call.logs))
+    }, timeoutMs)
+    pending.then(
+      (value) => {
+        if (done) return
+        done = true
+        clearTimeout(timer)
+        call.release()
+        resolve(settle(value, call))
+      },
+      (error: unknown) => {
+        if (done) return
+        done = true
+        clearTimeout(timer)
+        call.release()
+        resolve(withLogs({ kind: 'error', message: errorMessage(error) }, call.logs))
+      },
+    )
+  })
+}
+
+function settle(answer: unknown, call: Call): HookRun {
+  const normalized = normalizeVerdict(answer, call.event.payload)
   if (!normalized.ok) return withLogs({ kind: 'invalid-answer', message: normalized.error }, call.logs)
   return withLogs({ kind: 'verdict', verdict: normalized.verdict }, call.logs)
 }
