@@ -76,6 +76,22 @@ export async function openStore(
   return openSqlite(location.replace(/^sqlite:/i, ''), options)
 }
 
+/**
+ * Serialises migrations between processes opening the same SQLite file: an IMMEDIATE
+ * transaction on a companion lock file is held while migrating (SQLite has no advisory
+ * locks, and Kysely's migration lock is a no-op on SQLite). Returns the release function.
+ */
+function migrationLock(file: string): () => void {
+  const lock = new BetterSqlite3(`${file}.migrate-lock`)
+  lock.pragma('busy_timeout = 60000')
+  lock.exec('BEGIN IMMEDIATE')
+  lock.exec('CREATE TABLE IF NOT EXISTS held (at INTEGER)')
+  return () => {
+    lock.exec('COMMIT')
+    lock.close()
+  }
+}
+
 async function openSqlite(path: string, options: OpenStoreOptions): Promise<Store> {
   const file = path === ':memory:' ? path : resolve(options.cwd ?? process.cwd(), path)
   let database: BetterSqlite3.Database
@@ -93,7 +109,13 @@ async function openSqlite(path: string, options: OpenStoreOptions): Promise<Stor
     )
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) })
-  const version = await migrateOrClose(db, 'sqlite')
+  const release = file === ':memory:' ? undefined : migrationLock(file)
+  let version: number
+  try {
+    version = await migrateOrClose(db, 'sqlite')
+  } finally {
+    release?.()
+  }
   const thread = file === ':memory:' ? undefined : sqliteAuditThread(file)
   return started(db, {
     dialect: 'sqlite',

@@ -27,10 +27,14 @@ interface Served {
 async function serve(name: string, yaml: string): Promise<Served> {
   const config = join(dir, `${name}.yaml`)
   writeFileSync(config, yaml)
-  const child = spawn(process.execPath, cliArgs(['serve', '--config', config, '--port', '0']), {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    cliArgs(['serve', '--config', config, '--port', '0', '--db', join(dir, `${name}.db`)]),
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   children.push(child)
   let stdout = ''
   let stderr = ''
