@@ -34,16 +34,6 @@ import { compose, resolveAsk } from './outcome.js'
 import { InFlight } from './run-hook.js'
 import { payloadBytes } from './size.js'
 
-export type {
-  DecisionRecord,
-  DispatchInput,
-  Engine,
-  EngineOptions,
-  Limits,
-  Recorder,
-} from './engine-types.js'
-export { DEFAULT_LIMITS } from './engine-types.js'
-
 /**
  * Creates an engine.
  * @throws WardenError when a hook definition is invalid or its handler type is unknown.

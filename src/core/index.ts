@@ -36,6 +36,7 @@ export {
   withToolInput,
   withToolOutput,
 } from './decision.js'
+export { createEngine } from './engine.js'
 export type {
   DecisionRecord,
   DispatchInput,
@@ -43,8 +44,8 @@ export type {
   EngineOptions,
   Limits,
   Recorder,
-} from './engine.js'
-export { createEngine, DEFAULT_LIMITS } from './engine.js'
+} from './engine-types.js'
+export { DEFAULT_LIMITS } from './engine-types.js'
 export type { WardenErrorCode } from './errors.js'
 export { errorMessage, WardenError } from './errors.js'
 export type {

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
 import { HOOK_DEFAULTS, type HookDefinition, lookupEventName, suggestEventNames } from '../core/index.js'
-import { emptyReport, type SourceReport } from './hook-files-report.js'
+import { emptyReport, isRecord, readHooksSection, type SourceReport } from './hook-files-report.js'
 
 /** Claude Code's own default command timeout, in seconds. */
 export const CLAUDE_DEFAULT_TIMEOUT_SECONDS = 60
@@ -60,32 +60,20 @@ export function parseClaudeSettings(
   const report = emptyReport()
   const problem = (message: string) => report.problems.push({ file, message })
   const warn = (message: string) => report.warnings.push({ file, message })
-  let data: unknown
-  try {
-    data = JSON.parse(text)
-  } catch (error) {
-    problem(`not valid JSON: ${(error as Error).message}`)
-    return report
-  }
-  if (!isRecord(data)) {
-    problem('the settings file must hold a JSON object such as {"hooks": {"PreToolUse": [...]}}')
-    return report
-  }
-  if (data.hooks === undefined) {
-    warn('the settings file has no "hooks" section; no hooks were loaded from it')
-    return report
-  }
-  if (!isRecord(data.hooks)) {
-    problem('"hooks" must be an object mapping Claude Code event names to lists of matcher groups')
-    return report
-  }
+  const read = readHooksSection(text, file, report, {
+    what: 'the settings file',
+    example: '{"hooks": {"PreToolUse": [...]}}',
+    hooksShape: 'mapping Claude Code event names to lists of matcher groups',
+  })
+  if (!read) return report
+  const { data } = read
   if (data.disableAllHooks === true) {
     warn('"disableAllHooks" is true: the hooks of this file are off')
     return report
   }
   const projectDir = claudeProjectDir(file)
   const prefix = options.prefix ?? 'claude'
-  for (const [eventName, groups] of Object.entries(data.hooks)) {
+  for (const [eventName, groups] of Object.entries(read.hooks)) {
     const where = `hooks.${eventName}`
     const event = lookupEventName(eventName)
     if (!event) {
@@ -199,8 +187,4 @@ export function withProjectDir(command: string, projectDir: string): string {
 
 function pad(n: number): string {
   return String(n).padStart(2, '0')
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -45,3 +45,59 @@ export function mergeReports(into: SourceReport, next: SourceReport): SourceRepo
   into.warnings.push(...next.warnings)
   return into
 }
+
+/** A JSON object read from a hook source. */
+export type JsonRecord = Record<string, unknown>
+
+/** Whether a value is a JSON object (not null, not a list). */
+export function isRecord(value: unknown): value is JsonRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** How {@link readHooksSection} names the file kind in its messages. */
+export interface HooksSectionWording {
+  /** e.g. "the settings file" or "the profile". */
+  what: string
+  /** An example of the whole file, for the "must be an object" message. */
+  example: string
+  /** What `hooks` must hold, for its "must be an object" message. */
+  hooksShape: string
+}
+
+/**
+ * Parses a JSON hook source and returns its top-level object and `hooks` section, or
+ * undefined after recording in `report` why nothing can be loaded from it.
+ */
+export function readHooksSection(
+  text: string,
+  file: string,
+  report: SourceReport,
+  wording: HooksSectionWording,
+): { data: JsonRecord; hooks: JsonRecord } | undefined {
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (error) {
+    report.problems.push({ file, message: `not valid JSON: ${(error as Error).message}` })
+    return undefined
+  }
+  if (!isRecord(data)) {
+    report.problems.push({
+      file,
+      message: `${wording.what} must be a JSON object such as ${wording.example}`,
+    })
+    return undefined
+  }
+  if (data.hooks === undefined) {
+    report.warnings.push({
+      file,
+      message: `${wording.what} has no "hooks" section; no hooks were loaded from it`,
+    })
+    return undefined
+  }
+  if (!isRecord(data.hooks)) {
+    report.problems.push({ file, message: `"hooks" must be an object ${wording.hooksShape}` })
+    return undefined
+  }
+  return { data, hooks: data.hooks }
+}

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
 import { editDistance, type HookDefinition } from '../core/index.js'
-import { emptyReport, type SourceReport } from './hook-files-report.js'
+import { emptyReport, isRecord, readHooksSection, type SourceReport } from './hook-files-report.js'
 import { PROFILE_ACTION_TYPE, saveJsonPathProblem, webhookUrlProblem } from './profile-actions.js'
 
 /** Profile buckets and the canonical events they map to. */
@@ -63,29 +63,17 @@ export function parseProfile(text: string, file: string, options: ProfileOptions
   const report = emptyReport()
   const problem = (message: string) => report.problems.push({ file, message })
   const warn = (message: string) => report.warnings.push({ file, message })
-  let data: unknown
-  try {
-    data = JSON.parse(text)
-  } catch (error) {
-    problem(`not valid JSON: ${(error as Error).message}`)
-    return report
-  }
-  if (!isRecord(data)) {
-    problem('the profile must be a JSON object such as {"name": "my-agent", "hooks": {"onToolCall": [...]}}')
-    return report
-  }
-  if (data.hooks === undefined) {
-    warn('the profile has no "hooks" section; no hooks were loaded from it')
-    return report
-  }
-  if (!isRecord(data.hooks)) {
-    problem(`"hooks" must be an object whose keys are ${Object.keys(PROFILE_BUCKETS).join(', ')}`)
-    return report
-  }
+  const read = readHooksSection(text, file, report, {
+    what: 'the profile',
+    example: '{"name": "my-agent", "hooks": {"onToolCall": [...]}}',
+    hooksShape: `whose keys are ${Object.keys(PROFILE_BUCKETS).join(', ')}`,
+  })
+  if (!read) return report
+  const { data } = read
   const profile = profileName(data.name, file)
   const baseDir = dirname(resolve(file))
   const env = options.env ?? process.env
-  for (const [bucket, actions] of Object.entries(data.hooks)) {
+  for (const [bucket, actions] of Object.entries(read.hooks)) {
     const event = PROFILE_BUCKETS[bucket]
     if (!event) {
       const close = Object.keys(PROFILE_BUCKETS).filter(
@@ -253,8 +241,4 @@ function profileName(name: unknown, file: string): string {
   const raw = typeof name === 'string' && name.trim() !== '' ? name : basename(file).replace(/\.json$/i, '')
   const cleaned = raw.replace(/[^A-Za-z0-9._@-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '')
   return cleaned.slice(0, 64) || 'profile'
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
