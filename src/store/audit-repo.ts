@@ -125,7 +125,13 @@ export class AuditRepo {
     if (query.decision !== undefined) select = select.where('decision', '=', query.decision)
     if (query.event !== undefined) select = select.where('event', '=', query.event)
     const limit = Math.min(Math.max(1, query.limit ?? 50), 10_000)
-    const rows = await select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
+    const offset = Math.max(0, Math.floor(query.offset ?? 0))
+    const rows = await select
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute()
     return rows.map(fromDecision)
   }
 

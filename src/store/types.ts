@@ -148,7 +148,10 @@ export interface DecisionQuery {
   until?: number
   decision?: string
   event?: string
+  /** Rows per page (default 50, at most 10 000). */
   limit?: number
+  /** Rows to skip, newest first: with `limit`, pages through a longer history. */
+  offset?: number
 }
 
 /** An open circuit breaker, as shared between instances. */

@@ -52,7 +52,7 @@ function start(location: string, mode: 'sync' | 'async'): Run {
     const now = Date.now()
     for (const line of lines) {
       if (line === 'ready') onReady()
-      else if (line && line !== 'closed') acked.set(line, now)
+      else if (line && line !== 'closed' && !line.startsWith('refused ')) acked.set(line, now)
     }
   })
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -71,7 +71,12 @@ async function underLoad(run: Run, ms: number): Promise<void> {
 async function storedIds(location: string): Promise<{ ids: Set<string>; rows: number; executions: number }> {
   const store = await openStore(location)
   try {
-    const rows = await store.listDecisions({ tenant: 'crash', limit: 10_000 })
+    const rows: { id: string }[] = []
+    for (;;) {
+      const page = await store.listDecisions({ tenant: 'crash', limit: 10_000, offset: rows.length })
+      rows.push(...page)
+      if (page.length < 10_000) break
+    }
     const detail = rows.length ? await store.getDecision(rows[0]!.id) : undefined
     return {
       ids: new Set(rows.map((r) => r.id)),

@@ -202,6 +202,10 @@ describe.each(backends)('Store on $name', ({ open }) => {
       'f-2',
     ])
     expect(await store.listDecisions({ tenant: 'filter', limit: 1 })).toHaveLength(1)
+    expect((await store.listDecisions({ tenant: 'filter', limit: 2, offset: 1 })).map((d) => d.id)).toEqual([
+      'f-2',
+      'f-1',
+    ])
   })
 
   it('isolates tenants in every query', async (ctx) => {
