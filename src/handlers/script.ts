@@ -85,6 +85,9 @@ interface Prepared {
   whenColumn: number
 }
 
+/** The names a `when` expression may read besides the builtins. */
+const WHEN_NAMES = ['payload', 'event'] as const
+
 /** Source text padded so that line numbers match the file it came from. */
 function atLine(source: string, line: number | undefined): string {
   return line && line > 1 ? '\n'.repeat(line - 1) + source : source
@@ -104,7 +107,7 @@ function prepareScript(config: ScriptConfig, hookName: string, limits: Partial<L
   }
   const params = module.functionParams('handle')
   if (!params)
-    throw new ScriptShapeError(`handle must be a function (it is a ${typeName(handle)})`, config.line)
+    throw new ScriptShapeError(`handle must be a function (it is of type ${typeName(handle)})`, config.line)
   const positional = params.filter((p) => p.kind === 'positional')
   const required = positional.filter((p) => !p.hasDefault).length
   const takesTwo = required <= 2 && (positional.length >= 2 || params.some((p) => p.kind === 'varargs'))
@@ -121,6 +124,7 @@ function prepareScript(config: ScriptConfig, hookName: string, limits: Partial<L
   if (config.when !== undefined) {
     try {
       prepared.when = compileExpression(atLine(config.when, config.whenLine), file, { limits })
+      prepared.when.requireNames(WHEN_NAMES)
     } catch (error) {
       if (error instanceof StarlarkError) throw new WhenError(error)
       throw error

@@ -10,7 +10,7 @@ import { runtimeError } from './errors.js'
 import { callValue } from './function.js'
 import { parseIntDigits } from './lexer.js'
 import type { Thread } from './limits.js'
-import { repr, str } from './repr.js'
+import { repr, reprForMessage, str } from './repr.js'
 import { iterate, length } from './sequence.js'
 import {
   Builtin,
@@ -29,7 +29,8 @@ import {
 } from './values.js'
 
 function parseIntString(text: string, baseArg: number): number | bigint {
-  const invalid = () => runtimeError(`invalid literal for int() with base ${baseArg}: ${repr(text)}`)
+  const invalid = () =>
+    runtimeError(`invalid literal for int() with base ${baseArg}: ${reprForMessage(text)}`)
   let s = text
   let sign = 1
   if (s.startsWith('+') || s.startsWith('-')) {
@@ -154,7 +155,7 @@ function extreme(fname: string, want: number): BuiltinImpl {
   }
 }
 
-function joinArgs(fname: string, args: Value[], kwargs: Kwargs | null): string {
+function joinArgs(fname: string, args: Value[], kwargs: Kwargs | null, thread: Thread): string {
   let sep = ' '
   if (kwargs !== null) {
     for (const [k, v] of kwargs) {
@@ -162,7 +163,15 @@ function joinArgs(fname: string, args: Value[], kwargs: Kwargs | null): string {
       sep = asString(v, `${fname}: sep`)
     }
   }
-  return args.map((a) => str(a)).join(sep)
+  const max = thread.limits.maxStringLength
+  let size = 0
+  const parts = args.map((a) => {
+    const text = str(a, max - size)
+    size += text.length + sep.length
+    return text
+  })
+  thread.checkString(size - sep.length)
+  return parts.join(sep)
 }
 
 /** Java's String.hashCode, as the Starlark spec defines hash() for strings. */
@@ -182,8 +191,8 @@ function oneArg(fname: string, fn: (x: Value, thread: Thread) => Value): Builtin
 
 const definitions: [string, BuiltinImpl][] = [
   ['len', oneArg('len', length)],
-  ['str', oneArg('str', str)],
-  ['repr', oneArg('repr', repr)],
+  ['str', oneArg('str', (x, thread) => str(x, thread.limits.maxStringLength))],
+  ['repr', oneArg('repr', (x, thread) => repr(x, thread.limits.maxStringLength))],
   [
     'bool',
     (args, kwargs) => {
@@ -291,14 +300,14 @@ const definitions: [string, BuiltinImpl][] = [
   [
     'print',
     (args, kwargs, thread) => {
-      thread.print(joinArgs('print', args, kwargs))
+      thread.print(joinArgs('print', args, kwargs, thread))
       return null
     },
   ],
   [
     'fail',
-    (args, kwargs) => {
-      throw runtimeError(joinArgs('fail', args, kwargs))
+    (args, kwargs, thread) => {
+      throw runtimeError(joinArgs('fail', args, kwargs, thread))
     },
   ],
 ]

@@ -5,7 +5,7 @@ import { asInt, bindArgs, checkArgs } from './args.js'
 import { equals } from './compare.js'
 import { runtimeError } from './errors.js'
 import type { Thread } from './limits.js'
-import { repr } from './repr.js'
+import { reprForMessage } from './repr.js'
 import { iterate, length } from './sequence.js'
 import { type Kwargs, StarDict, StarList, StarTuple, typeName, type Value } from './values.js'
 
@@ -66,7 +66,7 @@ export const LIST_METHODS: ReadonlyMap<string, Method<StarList>> = new Map<strin
       const lo = start === undefined || start === null ? 0 : clamp(asInt(start, 'index: start'), n)
       const hi = end === undefined || end === null ? n : clamp(asInt(end, 'index: end'), n)
       const at = indexOfValue(list.items, x!, lo, hi)
-      if (at < 0) throw runtimeError(`index: value ${repr(x!)} not in list`)
+      if (at < 0) throw runtimeError(`index: value ${reprForMessage(x!)} not in list`)
       return at
     },
   ],
@@ -100,7 +100,7 @@ export const LIST_METHODS: ReadonlyMap<string, Method<StarList>> = new Map<strin
       checkArgs('remove', args, kwargs, 1, 1)
       list.checkMutable('remove from')
       const at = indexOfValue(list.items, args[0]!, 0, list.items.length)
-      if (at < 0) throw runtimeError(`remove: element ${repr(args[0]!)} not found`)
+      if (at < 0) throw runtimeError(`remove: element ${reprForMessage(args[0]!)} not found`)
       list.items.splice(at, 1)
       return null
     },
@@ -167,7 +167,7 @@ export const DICT_METHODS: ReadonlyMap<string, Method<StarDict>> = new Map<strin
       const value = dict.remove(key!)
       if (value !== undefined) return value
       if (fallback !== undefined) return fallback
-      throw runtimeError(`pop: missing key ${repr(key!)}`)
+      throw runtimeError(`pop: missing key ${reprForMessage(key!)}`)
     },
   ],
   [

@@ -4,7 +4,7 @@
 import { toFloat } from './arith.js'
 import { runtimeError } from './errors.js'
 import type { Thread } from './limits.js'
-import { formatFloatConversion, repr, str } from './repr.js'
+import { formatFloatConversion, repr, reprForMessage, str } from './repr.js'
 import { Float, isInt, type Kwargs, StarDict, StarTuple, typeName, type Value } from './values.js'
 
 class Output {
@@ -40,12 +40,12 @@ function intText(value: Value, conversion: string): string {
   return n.toString()
 }
 
-function convertOne(conversion: string, value: Value): string {
+function convertOne(conversion: string, value: Value, maxLength: number): string {
   switch (conversion) {
     case 's':
-      return str(value)
+      return str(value, maxLength)
     case 'r':
-      return repr(value)
+      return repr(value, maxLength)
     case 'd':
     case 'i':
     case 'o':
@@ -97,7 +97,7 @@ export function formatPercent(format: string, args: Value, thread: Thread): stri
       if (!(args instanceof StarDict)) throw runtimeError('format requires a mapping')
       const key = format.slice(i + 1, close)
       value = args.get(key)
-      if (value === undefined) throw runtimeError(`key ${repr(key)} not in dict`)
+      if (value === undefined) throw runtimeError(`key ${reprForMessage(key)} not in dict`)
       usedMapping = true
       i = close + 1
       if (i >= format.length) throw runtimeError('incomplete format')
@@ -115,7 +115,7 @@ export function formatPercent(format: string, args: Value, thread: Thread): stri
       if (next >= list.length) throw runtimeError('not enough arguments for format string')
       value = list[next++]!
     }
-    out.push(convertOne(conversion, value))
+    out.push(convertOne(conversion, value, thread.limits.maxStringLength))
   }
   if (!usedMapping && next < list.length && !(args instanceof StarDict)) {
     throw runtimeError('too many arguments for format string')
@@ -184,7 +184,11 @@ export function formatBraces(format: string, args: Value[], kwargs: Kwargs | nul
       value = kwargs?.get(field)
       if (value === undefined) throw runtimeError(`keyword ${field} not found`)
     }
-    out.push(conversion === 'r' ? repr(value!) : str(value!))
+    out.push(
+      conversion === 'r'
+        ? repr(value!, thread.limits.maxStringLength)
+        : str(value!, thread.limits.maxStringLength),
+    )
   }
   return out.toString()
 }

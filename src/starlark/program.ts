@@ -237,6 +237,17 @@ export class CompiledExpression {
     return this.compiled.predeclared.map((p) => p.name)
   }
 
+  /**
+   * Checks, before any evaluation, that each free name is one of `known` or a builtin.
+   * @throws StarlarkError "name X is not defined" at the first use of an unknown name.
+   */
+  requireNames(known: readonly string[]): void {
+    for (const use of this.compiled.predeclared) {
+      if (known.includes(use.name) || UNIVERSE.has(use.name)) continue
+      throw runtimeError(`name ${use.name} is not defined`).at(this.compiled.file, use.line, use.col)
+    }
+  }
+
   /** Evaluates to a Starlark value; `vars` supply the free names (converted with fromJs). */
   evaluateValue(vars: Record<string, unknown> = {}, options?: ExecutionOptions): Value {
     const compiled = this.compiled

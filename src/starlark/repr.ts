@@ -2,6 +2,7 @@
 // and string quoting. Cyclic and very deep structures are cut off rather than recursed.
 
 import { limitError } from './errors.js'
+import { DEFAULT_LIMITS } from './limits.js'
 import {
   Builtin,
   Float,
@@ -19,18 +20,27 @@ const MAX_REPR_DEPTH = 200
 
 /** Quotes a string the way Starlark's repr does: double quotes and escapes. */
 export function quoteString(s: string): string {
-  let out = '"'
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c === 0x22) out += '\\"'
-    else if (c === 0x5c) out += '\\\\'
-    else if (c === 0x0a) out += '\\n'
-    else if (c === 0x09) out += '\\t'
-    else if (c === 0x0d) out += '\\r'
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`
-    else out += s[i]
+  return `"${s.replace(NEEDS_ESCAPE, escapeChar)}"`
+}
+
+// Characters repr escapes: the quote, the backslash and control characters.
+const NEEDS_ESCAPE = /["\\\x00-\x1f\x7f]/g
+
+function escapeChar(c: string): string {
+  switch (c) {
+    case '"':
+      return '\\"'
+    case '\\':
+      return '\\\\'
+    case '\n':
+      return '\\n'
+    case '\t':
+      return '\\t'
+    case '\r':
+      return '\\r'
+    default:
+      return `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`
   }
-  return `${out}"`
 }
 
 /** Formats a float the way Starlark's str does (shortest, %g style, always with "." or "e"). */
@@ -71,23 +81,72 @@ function exponentForm(text: string): string {
   return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`
 }
 
-/** `str(x)`: strings unquoted, everything else as repr. */
-export function str(value: Value): string {
-  return typeof value === 'string' ? value : repr(value)
+/** Longest text an error message quotes from a value before cutting it short. */
+const MESSAGE_REPR_LENGTH = 256
+
+/** Collects the parts of a repr and stops once they pass a length budget. */
+class ReprWriter {
+  readonly parts: string[] = []
+  private left: number
+
+  constructor(
+    private readonly limit: number,
+    private readonly truncate: boolean,
+  ) {
+    this.left = limit
+  }
+
+  /** Characters still allowed. */
+  room(): number {
+    return this.left
+  }
+
+  push(text: string): void {
+    this.parts.push(text)
+    this.left -= text.length
+    if (this.left < 0) {
+      if (this.truncate) throw TRUNCATED
+      throw limitError(
+        `string too long: over ${this.limit} characters (limit maxStringLength = ${this.limit})`,
+      )
+    }
+  }
 }
 
-/** `repr(x)`. */
-export function repr(value: Value): string {
-  const parts: string[] = []
-  writeRepr(value, parts, 0, new Set())
-  return parts.join('')
+const TRUNCATED = Symbol('truncated')
+
+/**
+ * `str(x)`: strings unquoted, everything else as repr. Output longer than `maxLength`
+ * (default: the default maxStringLength) is a limit error, raised before it is built.
+ */
+export function str(value: Value, maxLength: number = DEFAULT_LIMITS.maxStringLength): string {
+  return typeof value === 'string' ? value : repr(value, maxLength)
+}
+
+/** `repr(x)`; output longer than `maxLength` is a limit error, raised before it is built. */
+export function repr(value: Value, maxLength: number = DEFAULT_LIMITS.maxStringLength): string {
+  const out = new ReprWriter(maxLength, false)
+  writeRepr(value, out, 0, new Set())
+  return out.parts.join('')
+}
+
+/** repr(x) for a message: cut short with "..." after `maxLength` (default 256) characters. */
+export function reprForMessage(value: Value, maxLength: number = MESSAGE_REPR_LENGTH): string {
+  const out = new ReprWriter(maxLength, true)
+  try {
+    writeRepr(value, out, 0, new Set())
+  } catch (error) {
+    if (error !== TRUNCATED) throw error
+    return `${out.parts.join('').slice(0, maxLength)}...`
+  }
+  return out.parts.join('')
 }
 
 function writeSequence(
   items: Value[],
   open: string,
   close: string,
-  out: string[],
+  out: ReprWriter,
   depth: number,
   seen: Set<object>,
 ) {
@@ -99,11 +158,13 @@ function writeSequence(
   out.push(close)
 }
 
-function writeRepr(value: Value, out: string[], depth: number, seen: Set<object>): void {
+function writeRepr(value: Value, out: ReprWriter, depth: number, seen: Set<object>): void {
   switch (typeof value) {
-    case 'string':
-      out.push(quoteString(value))
+    case 'string': {
+      const room = out.room()
+      out.push(quoteString(value.length + 2 > room ? value.slice(0, Math.max(room, 0)) : value))
       return
+    }
     case 'number':
     case 'bigint':
       out.push(String(value))

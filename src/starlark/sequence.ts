@@ -4,7 +4,7 @@
 import { equals } from './compare.js'
 import { runtimeError } from './errors.js'
 import type { Thread } from './limits.js'
-import { repr } from './repr.js'
+import { reprForMessage } from './repr.js'
 import {
   HostModule,
   isInt,
@@ -32,7 +32,7 @@ export function resolveIndex(index: Value, length: number, what: string): number
 export function getIndex(object: Value, index: Value): Value {
   if (object instanceof StarDict) {
     const value = object.get(index)
-    if (value === undefined) throw runtimeError(`key ${repr(index)} not in dict`)
+    if (value === undefined) throw runtimeError(`key ${reprForMessage(index)} not in dict`)
     return value
   }
   if (object instanceof StarList) return object.items[resolveIndex(index, object.items.length, 'list')]!

@@ -55,38 +55,72 @@ function stripChars(s: string, chars: Value | undefined, left: boolean, right: b
   return s.slice(lo, hi)
 }
 
-function splitWhitespace(s: string, maxsplit: number, fromRight: boolean): string[] {
-  const words = s.split(/\s+/).filter((w) => w.length > 0)
-  if (maxsplit < 0 || words.length <= maxsplit + 1) return words
-  if (!fromRight) {
-    let rest = s.trimStart()
-    const out: string[] = []
-    for (let i = 0; i < maxsplit; i++) {
-      const m = /\s+/.exec(rest)!
-      out.push(rest.slice(0, m.index))
-      rest = rest.slice(m.index + m[0].length)
-    }
-    out.push(rest)
-    return out
-  }
-  let rest = s.trimEnd()
-  const out: string[] = []
-  for (let i = 0; i < maxsplit; i++) {
-    const m = /\s+(?=\S*$)/.exec(rest)!
-    out.unshift(rest.slice(m.index + m[0].length))
-    rest = rest.slice(0, m.index)
-  }
-  out.unshift(rest)
-  return out
+// The characters JavaScript's \s matches (the whitespace split() without a separator uses).
+const SPACES = new Set([
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006,
+  0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff,
+])
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || SPACES.has(code)
 }
 
-function split(s: string, args: Value[], kwargs: Kwargs | null, fromRight: boolean): Value {
+// One linear scan from the chosen end; the unsplit remainder keeps its far-side spaces.
+function splitWhitespace(s: string, maxsplit: number, fromRight: boolean, thread: Thread): string[] {
+  const out: string[] = []
+  const most = maxsplit < 0 ? Number.POSITIVE_INFINITY : maxsplit
+  if (!fromRight) {
+    let i = 0
+    for (;;) {
+      while (i < s.length && isSpace(s.charCodeAt(i))) i++
+      if (i >= s.length) break
+      if (out.length === most) {
+        out.push(s.slice(i))
+        break
+      }
+      let j = i
+      while (j < s.length && !isSpace(s.charCodeAt(j))) j++
+      out.push(s.slice(i, j))
+      thread.checkCollection(out.length)
+      i = j
+    }
+    return out
+  }
+  let j = s.length
+  for (;;) {
+    while (j > 0 && isSpace(s.charCodeAt(j - 1))) j--
+    if (j <= 0) break
+    if (out.length === most) {
+      out.push(s.slice(0, j))
+      break
+    }
+    let i = j
+    while (i > 0 && !isSpace(s.charCodeAt(i - 1))) i--
+    out.push(s.slice(i, j))
+    thread.checkCollection(out.length)
+    j = i
+  }
+  return out.reverse()
+}
+
+// Counts the pieces a split by `sep` yields, stopping once past the collection limit.
+function checkPieces(s: string, sep: string, maxsplit: number, thread: Thread): void {
+  const limit = thread.limits.maxCollectionLength
+  if (maxsplit >= 0 && maxsplit < limit) return
+  let pieces = 1
+  for (let at = s.indexOf(sep); at >= 0 && pieces <= limit; at = s.indexOf(sep, at + sep.length)) pieces++
+  thread.checkCollection(pieces)
+}
+
+function split(s: string, args: Value[], kwargs: Kwargs | null, fromRight: boolean, thread: Thread): Value {
   const fname = fromRight ? 'rsplit' : 'split'
   const [sepArg, maxArg] = bindArgs(fname, args, kwargs, ['sep', 'maxsplit'], 0)
   const maxsplit = optionalInt(maxArg, `${fname}: maxsplit`, -1)
-  if (sepArg === undefined || sepArg === null) return new StarList(splitWhitespace(s, maxsplit, fromRight))
+  if (sepArg === undefined || sepArg === null)
+    return new StarList(splitWhitespace(s, maxsplit, fromRight, thread))
   const sep = asString(sepArg, `${fname}: sep`)
   if (sep === '') throw runtimeError(`${fname}: empty separator`)
+  checkPieces(s, sep, maxsplit, thread)
   const parts = s.split(sep)
   if (maxsplit < 0 || parts.length <= maxsplit + 1) return new StarList(parts)
   if (fromRight) {
@@ -105,9 +139,9 @@ function partition(s: string, args: Value[], kwargs: Kwargs | null, fromRight: b
   return new StarTuple([s.slice(0, at), sep, s.slice(at + sep.length)])
 }
 
-function predicate(test: (s: string) => boolean): StringMethod {
+function predicate(name: string, test: (s: string) => boolean): StringMethod {
   return (s, args, kwargs) => {
-    checkArgs('string predicate', args, kwargs, 0, 0)
+    checkArgs(name, args, kwargs, 0, 0)
     return test(s)
   }
 }
@@ -139,6 +173,9 @@ function isTitle(s: string): boolean {
 }
 
 function title(s: string): string {
+  // ASCII text: the cased characters are exactly the letters.
+  if (/^[\x00-\x7f]*$/.test(s))
+    return s.replace(/[A-Za-z]+/g, (w) => w[0]!.toUpperCase() + w.slice(1).toLowerCase())
   let out = ''
   let previousCased = false
   for (const c of s) {
@@ -183,7 +220,7 @@ function join(s: string, args: Value[], kwargs: Kwargs | null, thread: Thread): 
   return (items as string[]).join(s)
 }
 
-function splitlines(s: string, args: Value[], kwargs: Kwargs | null): Value {
+function splitlines(s: string, args: Value[], kwargs: Kwargs | null, thread: Thread): Value {
   const [keepArg] = bindArgs('splitlines', args, kwargs, ['keepends'], 0)
   const keep = keepArg === true
   const out: string[] = []
@@ -191,15 +228,23 @@ function splitlines(s: string, args: Value[], kwargs: Kwargs | null): Value {
   let last = 0
   for (let m = re.exec(s); m !== null; m = re.exec(s)) {
     out.push(s.slice(last, keep ? m.index + m[0].length : m.index))
+    thread.checkCollection(out.length + 1)
     last = m.index + m[0].length
   }
   if (last < s.length) out.push(s.slice(last))
   return new StarList(out)
 }
 
+function capitalize(s: string): string {
+  const first = s.codePointAt(0)
+  if (first === undefined) return s
+  const head = String.fromCodePoint(first)
+  return head.toUpperCase() + s.slice(head.length).toLowerCase()
+}
+
 /** The string method table. */
 export const STRING_METHODS: ReadonlyMap<string, StringMethod> = new Map<string, StringMethod>([
-  ['capitalize', predicateFree((s) => (s.length === 0 ? s : s[0]!.toUpperCase() + s.slice(1).toLowerCase()))],
+  ['capitalize', predicateFree('capitalize', capitalize)],
   [
     'count',
     (s, args, kwargs) => {
@@ -248,17 +293,17 @@ export const STRING_METHODS: ReadonlyMap<string, StringMethod> = new Map<string,
     },
   ],
   ['format', (s, args, kwargs, thread) => formatBraces(s, args, kwargs, thread)],
-  ['isalnum', predicate((s) => /^[\p{L}\p{N}]+$/u.test(s))],
-  ['isalpha', predicate((s) => /^\p{L}+$/u.test(s))],
-  ['isdigit', predicate((s) => /^\p{Nd}+$/u.test(s))],
-  ['isspace', predicate((s) => /^\s+$/.test(s))],
-  ['islower', predicate((s) => caseCheck(s, false))],
-  ['isupper', predicate((s) => caseCheck(s, true))],
-  ['istitle', predicate(isTitle)],
+  ['isalnum', predicate('isalnum', (s) => /^[\p{L}\p{N}]+$/u.test(s))],
+  ['isalpha', predicate('isalpha', (s) => /^\p{L}+$/u.test(s))],
+  ['isdigit', predicate('isdigit', (s) => /^\p{Nd}+$/u.test(s))],
+  ['isspace', predicate('isspace', (s) => /^\s+$/.test(s))],
+  ['islower', predicate('islower', (s) => caseCheck(s, false))],
+  ['isupper', predicate('isupper', (s) => caseCheck(s, true))],
+  ['istitle', predicate('istitle', isTitle)],
   ['join', join],
-  ['lower', predicateFree((s) => s.toLowerCase())],
-  ['upper', predicateFree((s) => s.toUpperCase())],
-  ['title', predicateFree(title)],
+  ['lower', predicateFree('lower', (s) => s.toLowerCase())],
+  ['upper', predicateFree('upper', (s) => s.toUpperCase())],
+  ['title', predicateFree('title', title)],
   [
     'lstrip',
     (s, args, kwargs) => stripChars(s, bindArgs('lstrip', args, kwargs, ['chars'], 0)[0], true, false),
@@ -287,8 +332,8 @@ export const STRING_METHODS: ReadonlyMap<string, StringMethod> = new Map<string,
     },
   ],
   ['replace', replace],
-  ['split', (s, args, kwargs) => split(s, args, kwargs, false)],
-  ['rsplit', (s, args, kwargs) => split(s, args, kwargs, true)],
+  ['split', (s, args, kwargs, thread) => split(s, args, kwargs, false, thread)],
+  ['rsplit', (s, args, kwargs, thread) => split(s, args, kwargs, true, thread)],
   ['splitlines', splitlines],
   [
     'elems',
@@ -300,9 +345,9 @@ export const STRING_METHODS: ReadonlyMap<string, StringMethod> = new Map<string,
   ],
 ])
 
-function predicateFree(transform: (s: string) => string): StringMethod {
+function predicateFree(name: string, transform: (s: string) => string): StringMethod {
   return (s, args, kwargs) => {
-    checkArgs('string method', args, kwargs, 0, 0)
+    checkArgs(name, args, kwargs, 0, 0)
     return transform(s)
   }
 }

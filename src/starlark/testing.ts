@@ -9,7 +9,7 @@ import { callValue } from './function.js'
 import { builtin, module } from './host.js'
 import type { Limits, Thread } from './limits.js'
 import { compile } from './program.js'
-import { repr } from './repr.js'
+import { reprForMessage } from './repr.js'
 import { contains } from './sequence.js'
 import { truth, type Value } from './values.js'
 
@@ -36,6 +36,11 @@ export function messageMatches(message: string, pattern: string): boolean {
   } catch {
     return false
   }
+}
+
+/** A value as an assertion message shows it: repr, cut short after 4096 characters. */
+function show(value: Value): string {
+  return reprForMessage(value, 4096)
 }
 
 class Session {
@@ -70,7 +75,7 @@ class Session {
   assertModule() {
     const withMessage = (base: string, args: Value[], index: number) => {
       const extra = args[index]
-      return extra === undefined ? base : `${base}: ${typeof extra === 'string' ? extra : repr(extra)}`
+      return extra === undefined ? base : `${base}: ${typeof extra === 'string' ? extra : show(extra)}`
     }
     const need = (args: Value[], n: number, name: string) => {
       if (args.length < n) throw new Error(`assert.${name}: got ${args.length} arguments, want ${n}`)
@@ -79,16 +84,16 @@ class Session {
       eq: builtin('assert.eq', (args, _kw, t) => {
         need(args, 2, 'eq')
         const [a, b] = args as [Value, Value]
-        return this.record(t, equals(a, b), withMessage(`${repr(a)} != ${repr(b)}`, args, 2))
+        return this.record(t, equals(a, b), withMessage(`${show(a)} != ${show(b)}`, args, 2))
       }),
       ne: builtin('assert.ne', (args, _kw, t) => {
         need(args, 2, 'ne')
         const [a, b] = args as [Value, Value]
-        return this.record(t, !equals(a, b), withMessage(`${repr(a)} == ${repr(b)}`, args, 2))
+        return this.record(t, !equals(a, b), withMessage(`${show(a)} == ${show(b)}`, args, 2))
       }),
       true: builtin('assert.true', (args, _kw, t) => {
         need(args, 1, 'true')
-        return this.record(t, truth(args[0]!), withMessage(`${repr(args[0]!)} is not true`, args, 1))
+        return this.record(t, truth(args[0]!), withMessage(`${show(args[0]!)} is not true`, args, 1))
       }),
       lt: builtin('assert.lt', (args, _kw, t) => {
         need(args, 2, 'lt')
@@ -96,13 +101,13 @@ class Session {
         return this.record(
           t,
           compare(a, b) < 0,
-          withMessage(`${repr(a)} is not less than ${repr(b)}`, args, 2),
+          withMessage(`${show(a)} is not less than ${show(b)}`, args, 2),
         )
       }),
       contains: builtin('assert.contains', (args, _kw, t) => {
         need(args, 2, 'contains')
         const [container, x] = args as [Value, Value]
-        return this.record(t, contains(container, x), `${repr(container)} does not contain ${repr(x)}`)
+        return this.record(t, contains(container, x), `${show(container)} does not contain ${show(x)}`)
       }),
       fails: builtin('assert.fails', (args, _kw, t) => {
         need(args, 2, 'fails')
@@ -112,7 +117,7 @@ class Session {
         let message: string
         try {
           callValue(fn, [], null, t)
-          message = `evaluation succeeded unexpectedly (want error matching ${repr(pattern)})`
+          message = `evaluation succeeded unexpectedly (want error matching ${show(pattern)})`
         } catch (error) {
           if (!(error instanceof StarlarkError)) throw error
           t.site = site

@@ -40,6 +40,8 @@ describe('warden hooks validate', () => {
       'missing.md': '---\nevent: tool.pre\nscript: |\n  X = 1\n---\n',
       'noevent.md': '---\npriority: 1\nscript: |\n  def handle(e, p):\n      return allow()\n---\n',
       'yaml.md': '---\nevent: [tool.pre\n---\n',
+      'whenname.md':
+        '---\nevent: tool.pre\nwhen: paylod["name"] == "exec"\nscript: |\n  def handle(e, p):\n      return allow()\n---\n',
       'extra.md':
         '---\nevent: tool.pre\nowner: me\nscript: |\n  def handle(e, p):\n      return allow()\n---\n',
     })
@@ -53,7 +55,8 @@ describe('warden hooks validate', () => {
     expect(out).toContain('noevent.md:2:1: event is required')
     expect(out).toMatch(/yaml\.md:\d+:\d+: not valid YAML/)
     expect(out).toContain('extra.md:3:1: unknown key "owner" ignored')
-    expect(run.stderr).toMatch(/7 hook files checked: 6 problems, 1 warning/)
+    expect(out).toContain('whenname.md:3:7: when: name paylod is not defined')
+    expect(run.stderr).toMatch(/8 hook files checked: 7 problems, 1 warning/)
   })
 
   it('finds duplicate names across folders and against --config', async () => {

@@ -123,6 +123,20 @@ script: |
     ])
   })
 
+  it('refuses a when that reads a name other than payload, event and the builtins', async () => {
+    const dir = folder({
+      'typo.md': blocker('typo', 'when: paylod["tool"] == "exec"'),
+      'ok.md': blocker('ok', 'when: len(payload["name"]) > 0 and event == "tool.pre"'),
+    })
+    const report = await loadHookDir(dir)
+    expect(report.hooks.map((h) => h.name)).toEqual(['ok'])
+    expect(report.problems.map((p) => formatProblem(p).replace(`${dir}/`, ''))).toEqual([
+      'typo.md:3:7: when: name paylod is not defined',
+    ])
+    const engine = createEngine({ handlers: [createScriptHandler()], hooks: report.hooks })
+    expect((await engine.dispatch(exec)).decision).toBe('deny')
+  })
+
   it('keeps Starlark positions in the .md file (line and column)', () => {
     const text =
       '---\nevent: tool.pre\nscript: |\n  def handle(event, payload):\n      return payload["x"]\n---\n'

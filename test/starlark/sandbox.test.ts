@@ -252,6 +252,48 @@ const attempts: Attempt[] = [
     message: /load is not supported/,
   },
   {
+    name: 'str() of a list of big strings',
+    source: 'x = "a" * 1000000\ny = [x] * 1000\nz = str(y)\n',
+    kind: 'limit',
+    message: /string too long: over \d+ characters \(limit maxStringLength/,
+  },
+  {
+    name: 'repr() of a nested dict of big strings',
+    source: 'x = "a" * 1000000\ny = {i: [x, x] for i in range(100)}\nz = repr(y)\n',
+    kind: 'limit',
+    message: /maxStringLength/,
+  },
+  {
+    name: 'print of a big list',
+    source: 'x = ["b" * 1000000] * 100\nprint(x, x)\n',
+    kind: 'limit',
+    message: /maxStringLength/,
+  },
+  {
+    name: 'fail with a huge message',
+    source: 'x = ["c" * 1000000] * 100\nfail(x)\n',
+    kind: 'limit',
+    message: /maxStringLength/,
+  },
+  {
+    name: 'split into more pieces than a list may hold',
+    source: 'x = "a," * 3000000\ny = x.split(",")\n',
+    kind: 'limit',
+    message: /maxCollectionLength/,
+  },
+  {
+    name: 'whitespace split into more pieces than a list may hold',
+    source: 'x = "a " * 3000000\ny = x.split()\n',
+    kind: 'limit',
+    message: /maxCollectionLength/,
+  },
+  {
+    name: 'splitlines into more pieces than a list may hold',
+    source: 'x = "a\\n" * 3000000\ny = x.splitlines()\n',
+    kind: 'limit',
+    message: /maxCollectionLength/,
+  },
+  {
     name: 'host module without the attribute',
     source: 'x = metrics.__proto__',
     globals: { metrics: module('metrics', {}) },
@@ -276,6 +318,22 @@ describe('sandbox', () => {
       expect(elapsed).toBeLessThan(2000)
     })
   }
+
+  it('splits from the right with a huge maxsplit in one pass', () => {
+    const mod = compile('x = "a " * 2000000\ny = len(x.rsplit(None, 999999))\n', 'rsplit.star').run()
+    expect(mod.get('y')).toBe(1_000_000)
+  })
+
+  it('quotes values in error messages only up to a few hundred characters', () => {
+    const error = attempt({
+      name: 'long key',
+      source: 'd = {}\nx = d["k" * 1000000]\n',
+      kind: 'runtime',
+      message: /not in dict/,
+    })
+    expect(error.message).toMatch(/key "k+\.\.\. not in dict/)
+    expect(error.message.length).toBeLessThan(400)
+  })
 
   it('keeps cyclic lists printable', () => {
     const mod = compile('a = []\na.append(a)\ns = str(a)\n', 'cycle.star').run()
