@@ -5,7 +5,13 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { errorMessage, type HookDefinition, parseHookDefinition } from '../core/index.js'
+import {
+  compileCondition,
+  compileMatcher,
+  errorMessage,
+  type HookDefinition,
+  parseHookDefinition,
+} from '../core/index.js'
 import { checkScriptHook } from '../handlers/index.js'
 import { MAX_HOOK_FILE_BYTES, type ParsedHookFile, parseHookFile } from './hook-files-parse.js'
 import { emptyReport, type SourceProblem, type SourceReport } from './hook-files-report.js'
@@ -25,14 +31,16 @@ export interface HookFileResult {
 }
 
 /**
- * Checks a parsed hook file as the engine would: the hook definition (event name, fields)
- * and the Starlark code of `when` and `script`.
+ * Checks a parsed hook file as the engine would: the hook definition (event name, fields),
+ * its `matcher` (RE2) and `if` (CEL) compiled, and the Starlark code of `when` and `script`.
  */
 export function checkHookFile(parsed: ParsedHookFile, file: string): SourceProblem[] {
   const hook = parsed.hook
   if (!hook) return []
   try {
-    parseHookDefinition(hook)
+    const spec = parseHookDefinition(hook)
+    if (spec.matcher !== undefined) compileMatcher(spec.matcher)
+    if (spec.if !== undefined) compileCondition(spec.if)
   } catch (error) {
     const message = errorMessage(error).replace(/^hook "[^"]*": /, '')
     const key = Object.keys(parsed.keyLines).find((k) => message.startsWith(k) || message.includes(`${k} "`))

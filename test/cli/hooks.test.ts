@@ -42,6 +42,10 @@ describe('warden hooks validate', () => {
       'yaml.md': '---\nevent: [tool.pre\n---\n',
       'whenname.md':
         '---\nevent: tool.pre\nwhen: paylod["name"] == "exec"\nscript: |\n  def handle(e, p):\n      return allow()\n---\n',
+      'regex.md':
+        '---\nevent: tool.pre\nmatcher: "[("\nscript: |\n  def handle(e, p):\n      return allow()\n---\n',
+      'cel.md':
+        '---\nevent: tool.pre\nif: "tool_name ==="\nscript: |\n  def handle(e, p):\n      return allow()\n---\n',
       'extra.md':
         '---\nevent: tool.pre\nowner: me\nscript: |\n  def handle(e, p):\n      return allow()\n---\n',
     })
@@ -56,7 +60,9 @@ describe('warden hooks validate', () => {
     expect(out).toMatch(/yaml\.md:\d+:\d+: not valid YAML/)
     expect(out).toContain('extra.md:3:1: unknown key "owner" ignored')
     expect(out).toContain('whenname.md:3:7: when: name paylod is not defined')
-    expect(run.stderr).toMatch(/8 hook files checked: 7 problems, 1 warning/)
+    expect(out).toContain('regex.md:3:1: matcher "[(" is not a valid RE2 regular expression')
+    expect(out).toContain('cel.md:3:1: if "tool_name ===" is not valid CEL')
+    expect(run.stderr).toMatch(/10 hook files checked: 9 problems, 1 warning/)
   })
 
   it('finds duplicate names across folders and against --config', async () => {
