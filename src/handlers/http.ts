@@ -15,7 +15,13 @@ import {
   toClaudeInput,
   WardenError,
 } from '../core/index.js'
-import { type OutboundClient, OutboundError, type OutboundResponse, redactUrl } from '../net/index.js'
+import {
+  type OutboundClient,
+  OutboundError,
+  type OutboundResponse,
+  RESERVED_HEADERS,
+  redactUrl,
+} from '../net/index.js'
 import { isSealed, type SecretBox } from '../secrets/index.js'
 
 /** Delay before the one retry of a 5xx answer or a connection failure. */
@@ -23,7 +29,7 @@ export const HTTP_RETRY_DELAY_MS = 1000
 
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const headerMap = z.record(
-  z.string().regex(headerName, 'must be HTTP header names'),
+  z.string(),
   z.string({ error: 'must be a string' }).max(8192, 'must be at most 8192 characters'),
   { error: 'must be a mapping of header names to strings' },
 )
@@ -44,6 +50,15 @@ const configSchema = z
 
 export type HttpConfig = z.infer<typeof configSchema>
 
+/** What is wrong with a configured header, if anything (never quoting its value). */
+function headerProblem(field: string, name: string, value: string): string | undefined {
+  if (!headerName.test(name)) return `handler.${field}: "${name}" is not a valid HTTP header name`
+  if (RESERVED_HEADERS.has(name.toLowerCase()))
+    return `handler.${field}: "${name}" is set by Warden itself; remove it`
+  if (/[\r\n\0]/.test(value)) return `handler.${field}.${name} contains a line break or NUL`
+  return undefined
+}
+
 /** What the http handler needs from the runtime. */
 export interface HttpHandlerOptions {
   client: OutboundClient
@@ -53,8 +68,11 @@ export interface HttpHandlerOptions {
   retryDelayMs?: number
 }
 
+const NO_SECRETS: readonly string[] = []
+
 /** Replaces every occurrence of the given secrets in a text. */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
+  if (secrets.length === 0) return text
   let out = text
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]')
   return out
@@ -78,6 +96,15 @@ export function createHttpHandler(options: HttpHandlerOptions): HandlerFactory {
         throw new WardenError('invalid-hook', formatZodError(parsed.error, `hook "${hook.name}": handler`))
       }
       const c = parsed.data
+      for (const [field, map] of [
+        ['headers', c.headers],
+        ['secretHeaders', c.secretHeaders],
+      ] as const) {
+        for (const [name, value] of Object.entries(map ?? {})) {
+          const problem = headerProblem(field, name, value)
+          if (problem) throw new WardenError('invalid-hook', `hook "${hook.name}": ${problem}`)
+        }
+      }
       const plainNames = new Set(Object.keys(c.headers ?? {}).map((h) => h.toLowerCase()))
       const sealed: Record<string, string> = {}
       for (const [name, value] of Object.entries(c.secretHeaders ?? {})) {
@@ -100,28 +127,61 @@ export function createHttpHandler(options: HttpHandlerOptions): HandlerFactory {
       if (c.secretHeaders) config.secretHeaders = sealed
       const url = c.url
       const where = redactUrl(url)
-      const headers = { ...c.headers, 'content-type': 'application/json', accept: 'application/json' }
+      const headers: Record<string, string> = {
+        ...c.headers,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      }
+      const secretNames = Object.keys(sealed)
       return async (call) => {
-        const opened: string[] = []
-        const all: Record<string, string> = { ...headers }
-        for (const [name, value] of Object.entries(sealed)) {
-          const plain = secretBox().open(value)
-          opened.push(plain)
-          all[name] = plain
+        // Secret headers are opened for this request only; everything said about it is scrubbed.
+        let sent = headers
+        let opened = NO_SECRETS
+        if (secretNames.length > 0) {
+          sent = { ...headers }
+          const plain: string[] = []
+          try {
+            for (const name of secretNames) {
+              const value = secretBox().open(sealed[name] as string)
+              plain.push(value)
+              sent[name] = value
+            }
+          } catch (error) {
+            throw new Error(redactSecrets(errorMessage(error), plain))
+          }
+          opened = plain
         }
-        const scrub = (text: string) => redactSecrets(text, opened)
         try {
           const body = JSON.stringify(toClaudeInput(call.event))
-          const response = await send(options.client, url, all, body, call, retryDelay, where)
-          return interpretResponse(response, call, where, scrub)
+          const response = await send(options.client, url, sent, body, call, retryDelay, where, opened)
+          return interpretResponse(response, call, where, opened)
         } catch (error) {
-          throw new Error(scrub(errorMessage(error)))
+          throw new Error(redactSecrets(errorMessage(error), opened))
         }
       }
     },
   }
 }
 
+function post(
+  client: OutboundClient,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  call: HookCall,
+): Promise<OutboundResponse> {
+  return client.request({
+    url,
+    method: 'POST',
+    headers,
+    body,
+    signal: call.signal,
+    // The engine's own timer (the hook's timeoutMs) decides timeouts; this is a backstop.
+    timeoutMs: call.hook.timeoutMs + 1000,
+  })
+}
+
+/** Posts once; on a 5xx or a connection failure waits and posts once more. */
 async function send(
   client: OutboundClient,
   url: string,
@@ -130,31 +190,22 @@ async function send(
   call: HookCall,
   retryDelay: number,
   where: string,
+  secrets: readonly string[],
 ): Promise<OutboundResponse> {
-  const attempt = () =>
-    client.request({
-      url,
-      method: 'POST',
-      headers,
-      body,
-      signal: call.signal,
-      // The engine's own timer (the hook's timeoutMs) decides timeouts; this is a backstop.
-      timeoutMs: call.hook.timeoutMs + 1000,
-    })
   let first: OutboundResponse | OutboundError
   try {
-    first = await attempt()
+    first = await post(client, url, headers, body, call)
   } catch (error) {
     if (!(error instanceof OutboundError) || error.code !== 'connect') throw error
     first = error
   }
   if (!(first instanceof OutboundError) && first.status < 500) return first
   const cause = first instanceof OutboundError ? first.message : `${where} answered ${first.status}`
-  call.log(`${cause}; retrying once in ${retryDelay} ms`)
+  call.log(redactSecrets(`${cause}; retrying once in ${retryDelay} ms`, secrets))
   await delay(retryDelay, call.signal)
   let second: OutboundResponse
   try {
-    second = await attempt()
+    second = await post(client, url, headers, body, call)
   } catch (error) {
     throw new Error(`webhook failed twice: ${errorMessage(error)}`)
   }
@@ -177,19 +228,25 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-/** Reads a webhook's answer as a verdict (or throws what was wrong with it). */
+/**
+ * Reads a webhook's answer as a verdict (or throws what was wrong with it); the given
+ * secrets are scrubbed from every text taken from the answer.
+ */
 export function interpretResponse(
   response: OutboundResponse,
   call: Pick<HookCall, 'event'>,
   where: string,
-  scrub: (text: string) => string = (t) => t,
+  secrets: readonly string[] = NO_SECRETS,
 ): unknown {
   const text = response.text().trim()
   if (response.status >= 400) {
     const detail = reasonFromBody(text)
     return {
       type: 'deny',
-      reason: scrub(`webhook ${where} answered ${response.status}${detail ? `: ${detail}` : ''}`),
+      reason: redactSecrets(
+        `webhook ${where} answered ${response.status}${detail ? `: ${detail}` : ''}`,
+        secrets,
+      ),
     }
   }
   if (response.status >= 300) throw new Error(`webhook ${where} answered ${response.status}`)
@@ -205,11 +262,25 @@ export function interpretResponse(
   }
   const verdict = parseHookOutput(parsed as JsonObject, call.event)
   if ('error' in verdict)
-    throw new Error(scrub(`webhook ${where} answered an invalid decision: ${verdict.error}`))
+    throw new Error(redactSecrets(`webhook ${where} answered an invalid decision: ${verdict.error}`, secrets))
   const v = verdict.verdict
-  if (v.reason !== undefined) v.reason = scrub(v.reason)
-  if (v.additionalContext) v.additionalContext = v.additionalContext.map(scrub)
+  if (secrets.length === 0) return v
+  if (v.reason !== undefined) v.reason = redactSecrets(v.reason, secrets)
+  if (v.additionalContext) v.additionalContext = v.additionalContext.map((t) => redactSecrets(t, secrets))
+  if (v.reasonCode) v.reasonCode = v.reasonCode.map((t) => redactSecrets(t, secrets))
+  if (v.type === 'modify') v.payload = scrubJson(v.payload, secrets) as JsonObject
   return v
+}
+
+/** A JSON value with the secrets scrubbed from every string in it (keys included). */
+function scrubJson(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === 'string') return redactSecrets(value, secrets)
+  if (Array.isArray(value)) return value.map((item) => scrubJson(item, secrets))
+  if (value === null || typeof value !== 'object') return value
+  const out: Record<string, unknown> = {}
+  for (const [key, inner] of Object.entries(value))
+    out[redactSecrets(key, secrets)] = scrubJson(inner, secrets)
+  return out
 }
 
 function reasonFromBody(text: string): string {

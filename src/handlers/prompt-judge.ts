@@ -31,6 +31,17 @@ export interface JudgeAnswer {
   tokens: number
 }
 
+/** A judge answer that cannot be used; `tokens` is what the call still cost. */
+export class JudgeAnswerError extends Error {
+  override readonly name = 'JudgeAnswerError'
+  constructor(
+    message: string,
+    readonly tokens: number,
+  ) {
+    super(message)
+  }
+}
+
 /** The `decide` function offered to (and forced on) the judge. */
 export const DECIDE_TOOL = {
   type: 'function',
@@ -121,37 +132,44 @@ const decideSchema = z
 
 /**
  * Reads a Chat Completions answer: exactly one `decide` call with valid arguments.
- * @throws Error naming what was wrong (free text, another function, bad arguments).
+ * @throws JudgeAnswerError naming what was wrong (free text, another function, bad
+ * arguments) and carrying the tokens the answer cost, so budgets count it too.
  */
 export function readJudgeAnswer(body: unknown, requestChars: number): JudgeAnswer {
+  const reported = (body as { usage?: { total_tokens?: unknown } } | null)?.usage?.total_tokens
+  const tokens =
+    typeof reported === 'number' && Number.isInteger(reported) && reported >= 0
+      ? reported
+      : Math.ceil((requestChars + (JSON.stringify(body) ?? '').length) / 4)
+  const fail = (message: string): never => {
+    throw new JudgeAnswerError(message, tokens)
+  }
   const parsed = completionSchema.safeParse(body)
-  if (!parsed.success) throw new Error('the judge answered something that is not a Chat Completions response')
+  if (!parsed.success) return fail('the judge answered something that is not a Chat Completions response')
   const message = parsed.data.choices[0]?.message
   const calls = message?.tool_calls ?? []
   if (calls.length === 0) {
     const text = (message?.content ?? '').slice(0, 120)
-    throw new Error(`the judge answered free text instead of calling decide${text ? `: "${text}"` : ''}`)
+    return fail(`the judge answered free text instead of calling decide${text ? `: "${text}"` : ''}`)
   }
   if (calls.length > 1)
-    throw new Error(`the judge made ${calls.length} calls; exactly one decide call is expected`)
+    return fail(`the judge made ${calls.length} calls; exactly one decide call is expected`)
   const fn = calls[0]?.function
-  if (fn?.name !== 'decide') throw new Error(`the judge called "${fn?.name}" instead of decide`)
+  if (fn?.name !== 'decide') return fail(`the judge called "${fn?.name}" instead of decide`)
   let args: unknown
   try {
     args = JSON.parse(fn.arguments)
   } catch {
-    throw new Error('the judge called decide with arguments that are not JSON')
+    return fail('the judge called decide with arguments that are not JSON')
   }
   const checked = decideSchema.safeParse(args)
   if (!checked.success) {
     const issue = checked.error.issues[0]
-    throw new Error(
+    return fail(
       `the judge called decide with invalid arguments: ${issue?.path.join('.') || '(root)'} ${issue?.message ?? ''}`.trim(),
     )
   }
   const a = checked.data
-  const tokens =
-    parsed.data.usage?.total_tokens ?? Math.ceil((requestChars + JSON.stringify(body).length) / 4)
   const answer: JudgeAnswer = {
     decision: a.decision,
     reason: a.reason,

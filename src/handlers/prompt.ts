@@ -18,7 +18,13 @@ import {
 } from '../core/index.js'
 import type { OutboundClient } from '../net/index.js'
 import { redactSecrets } from './http.js'
-import { askJudge, type JudgeAnswer, type JudgeEndpoint, judgeRequest } from './prompt-judge.js'
+import {
+  askJudge,
+  type JudgeAnswer,
+  JudgeAnswerError,
+  type JudgeEndpoint,
+  judgeRequest,
+} from './prompt-judge.js'
 import {
   DecisionCache,
   JUDGE_CACHE_TTL_MS,
@@ -148,7 +154,14 @@ export function createPromptHandler(options: PromptHandlerOptions): HandlerFacto
       endpoint.model,
       c.maxTokens,
     )
-    const answer = await askJudge(options.client, endpoint, body, call.signal, hook.timeoutMs + 1000)
+    let answer: JudgeAnswer
+    try {
+      answer = await askJudge(options.client, endpoint, body, call.signal, hook.timeoutMs + 1000)
+    } catch (error) {
+      // An unusable answer still cost tokens: the budget counts them.
+      if (error instanceof JudgeAnswerError) await ledger.add(tenant, month, error.tokens)
+      throw error
+    }
     await ledger.add(tenant, month, answer.tokens)
     const verdict = toVerdict(answer, event.payload)
     cache.set(key, verdict)

@@ -1,7 +1,7 @@
 // IP addresses as bytes: strict parsing of IPv4 and IPv6 text, CIDR ranges, and the
 // special-purpose ranges Warden refuses to connect to (loopback, private, link-local,
 // CGNAT, multicast, unspecified, benchmarking, documentation, and IPv6 forms that embed
-// an IPv4 address: mapped, compatible, NAT64, 6to4).
+// an IPv4 address: mapped, compatible, translated, NAT64, 6to4, Teredo).
 
 /** An IP address: 4 bytes (IPv4) or 16 bytes (IPv6). */
 export interface IpAddress {
@@ -169,6 +169,7 @@ const BLOCKED_V4: [IpRange, string][] = [
 
 /** IPv6 ranges that embed an IPv4 address at byte `at`: judged by that address. */
 const EMBEDDING_V6: [IpRange, number, string][] = [
+  [range('::ffff:0:0:0/96'), 12, 'IPv4-translated'],
   [range('64:ff9b::/96'), 12, 'NAT64'],
   [range('2002::/16'), 2, '6to4'],
 ]
@@ -179,7 +180,9 @@ const BLOCKED_V6: [IpRange, string][] = [
   [range('::/96'), 'IPv4-compatible (deprecated)'],
   [range('64:ff9b:1::/48'), 'local-use NAT64'],
   [range('100::/64'), 'discard-only'],
-  [range('2001::/23'), 'IETF protocol assignment (Teredo, benchmarking, ORCHID)'],
+  [range('2001::/23'), 'IETF protocol assignment'],
+  [range('2001::/32'), 'Teredo tunnel'],
+  [range('2001:2::/48'), 'benchmarking'],
   [range('2001:db8::/32'), 'documentation'],
   [range('3fff::/20'), 'documentation'],
   [range('fc00::/7'), 'unique local (private)'],

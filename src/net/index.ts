@@ -7,6 +7,7 @@ export {
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_REDIRECT_HOPS,
   DEFAULT_TIMEOUT_MS,
+  RESERVED_HEADERS,
   systemResolver,
 } from './client.js'
 export type { AllowList } from './policy.js'

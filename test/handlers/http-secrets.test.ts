@@ -23,6 +23,8 @@ beforeAll(async () => {
     if (req.url === '/deny') return res.writeHead(401).end(JSON.stringify({ reason: `bad token ${leak}` }))
     if (req.url === '/text') return res.writeHead(400).end(`bad token ${leak}`)
     if (req.url === '/invalid') return res.end(JSON.stringify({ decision: leak }))
+    if (req.url === '/modify')
+      return res.end(JSON.stringify({ decision: 'allow', updatedInput: { cmd: `curl -H '${leak}'` } }))
     res.end(JSON.stringify({ decision: 'allow', reason: `ok ${leak}`, additionalContext: [`seen ${leak}`] }))
   })
   base = `http://127.0.0.1:${echo.port}`
@@ -90,7 +92,7 @@ describe('http handler: secret headers', () => {
     expect(everything).not.toContain(API_KEY)
   })
 
-  it('keeps them out of errors: echoed in text, in an invalid decision, unreachable, refused', async () => {
+  it('keeps them out of errors and answers: echoed in text, in an invalid decision, unreachable, refused, in updatedInput', async () => {
     const written = capture()
     const gone = await listen('127.0.0.1')
     await gone.close()
@@ -120,7 +122,18 @@ describe('http handler: secret headers', () => {
       await engine.close()
     }
     await strict.close()
-    expect(decisions.map((d) => d.decision)).toEqual(['deny', 'deny', 'deny', 'deny'])
+    const modify = createEngine({
+      hooks: [hookFor('/modify', { Authorization: SECRET })],
+      handlers: [createHttpHandler({ client, secrets: box })],
+    })
+    const modified = await modify.dispatch(event)
+    await modify.close()
+    expect(modified.decision).toBe('modify')
+    expect(modified.payload).toEqual({
+      tool: { name: 'exec', input: { cmd: "curl -H '[redacted] undefined'" } },
+    })
+    decisions.push(modified)
+    expect(decisions.map((d) => d.decision)).toEqual(['deny', 'deny', 'deny', 'deny', 'modify'])
     expect(decisions[1]?.reason).toMatch(/invalid decision/)
     const everything = JSON.stringify({ decisions, written })
     expect(everything).not.toContain(SECRET.slice(7))

@@ -205,7 +205,16 @@ describe('http handler: failures', () => {
       })
     expect(() => engineWith({})).toThrow(/handler: url is required/)
     expect(() => engineWith({ url: 'ftp://x/' })).toThrow(/url must be an absolute http or https URL/)
-    expect(() => engineWith({ url: base, headers: { 'bad header': 'x' } })).toThrow(/headers/)
+    expect(() => engineWith({ url: base, headers: { 'bad header': 'x' } })).toThrow(
+      /handler\.headers: "bad header" is not a valid HTTP header name/,
+    )
+    expect(() => engineWith({ url: base, headers: { Host: 'evil.test' } })).toThrow(
+      /handler\.headers: "Host" is set by Warden itself/,
+    )
+    expect(() => engineWith({ url: base, headers: { 'X-A': 'b\r\nX-B: c' } })).toThrow(
+      /handler\.headers\.X-A contains a line break/,
+    )
+    expect(() => engineWith({ url: base, headers: { 'X-A': 1 } })).toThrow(/must be a string/)
     expect(() => engineWith({ url: base, secretHeaders: { A: 'b' } })).toThrow(/secret box/)
     expect(() => engineWith({ url: base, extra: 1 })).toThrow(/unknown field "extra"/)
   })

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createPromptHandler, judgeCacheKey, type PromptHandlerOptions } from '../../src/handlers/index.js'
 import { createEngine, type Engine, type HookDefinition } from '../../src/index.js'
 import { createOutboundClient } from '../../src/net/index.js'
-import { decideAnswer, type FakeLlm, reply, startFakeLlm } from './prompt-fake-llm.js'
+import { decideAnswer, type FakeLlm, reply, startFakeLlm, textAnswer } from './prompt-fake-llm.js'
 
 let llm: FakeLlm
 const client = createOutboundClient({ allow: ['127.0.0.1'] })
@@ -130,6 +130,19 @@ describe('monthly token budget per tenant', () => {
     expect((await engine.dispatch(call('four'))).decision).toBe('allow')
     expect(llm.requests).toHaveLength(4)
     await engine.close()
+  })
+
+  it('counts the tokens of unusable answers (free text, a malformed decide call) too', async () => {
+    const added: number[] = []
+    const engine = engineWith({ ledger: { used: () => 0, add: (_t, _m, n) => void added.push(n) } })
+    llm.script = (_r, res) => reply(res, { ...textAnswer('Looks fine.'), usage: { total_tokens: 70 } })
+    expect((await engine.dispatch(call('free text'))).reason).toMatch(/free text instead of calling decide/)
+    llm.script = (_r, res) => reply(res, decideAnswer({ decision: 'perhaps' }, 45))
+    expect((await engine.dispatch(call('malformed'))).reason).toMatch(/invalid arguments/)
+    llm.script = (_r, res) =>
+      reply(res, decideAnswer({ decision: 'allow', reason: 'fine', injection_detected: false }, 60))
+    await engine.close()
+    expect(added).toEqual([70, 45])
   })
 
   it('uses an injected ledger (e.g. one kept by the store)', async () => {

@@ -33,6 +33,10 @@ beforeAll(async () => {
       return res.end()
     }
     if (url === '/slow') return setTimeout(() => res.end('late'), 5_000).unref()
+    if (url === '/stall') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).write('partial')
+      return setTimeout(() => res.end('late'), 5_000).unref()
+    }
     if (url === '/see-other') return res.writeHead(303, { location: '/echo' }).end()
     if (url === '/elsewhere') return res.writeHead(307, { location: `http://127.0.0.4:${other.port}/` }).end()
     if (url === '/loop') return res.writeHead(302, { location: '/loop' }).end()
@@ -68,15 +72,27 @@ describe('outbound client', () => {
     await expect(client.request({ url: `${base}/big-chunked` })).rejects.toMatchObject({ code: 'too-large' })
   })
 
-  it('times out, and tells a caller abort from a timeout', async () => {
+  it('times out (waiting for headers or for the rest of the body), and tells a caller abort from a timeout', async () => {
     await expect(client.request({ url: `${base}/slow`, timeoutMs: 200 })).rejects.toMatchObject({
       code: 'timeout',
       message: expect.stringContaining('200 ms'),
+    })
+    await expect(client.request({ url: `${base}/stall`, timeoutMs: 200 })).rejects.toMatchObject({
+      code: 'timeout',
     })
     const controller = new AbortController()
     const pending = client.request({ url: `${base}/slow`, signal: controller.signal })
     setTimeout(() => controller.abort(), 100)
     await expect(pending).rejects.toMatchObject({ code: 'aborted' })
+    const stalled = new AbortController()
+    const reading = client.request({ url: `${base}/stall`, signal: stalled.signal })
+    setTimeout(() => stalled.abort(), 100)
+    await expect(reading).rejects.toMatchObject({ code: 'aborted' })
+    const already = new AbortController()
+    already.abort()
+    await expect(client.request({ url: base, signal: already.signal })).rejects.toMatchObject({
+      code: 'aborted',
+    })
   })
 
   it('refuses reserved and malformed headers', async () => {
@@ -160,6 +176,7 @@ describe('address rules', () => {
       '64:ff9b::808:808',
       '2002:808:808::1',
       '::ffff:8.8.8.8',
+      '::ffff:0:808:808',
     ]) {
       expect(blockedCategory(parseIp(ok)!), ok).toBeUndefined()
     }
@@ -167,6 +184,12 @@ describe('address rules', () => {
     expect(blockedCategory(parseIp('::1')!)).toBe('loopback')
     expect(blockedCategory(parseIp('::')!)).toBe('unspecified')
     expect(blockedCategory(parseIp('::7f00:1')!)).toBe('IPv4-compatible (deprecated)')
+    expect(blockedCategory(parseIp('2002:c0a8:101::1')!)).toBe('6to4 form of a private (RFC 1918) address')
+    expect(blockedCategory(parseIp('::ffff:0:a9fe:a9fe')!)).toMatch(/^IPv4-translated form of a link-local/)
+    expect(blockedCategory(parseIp('2001:0:4136:e378:8000:63bf:3fff:fdd2')!)).toBe('Teredo tunnel')
+    expect(blockedCategory(parseIp('2001:2::1')!)).toBe('benchmarking')
+    expect(blockedCategory(parseIp('198.19.255.255')!)).toBe('benchmarking')
+    expect(blockedCategory(parseIp('198.20.0.0')!)).toBeUndefined()
     expect(blockedCategory(parseIp('100.127.255.255')!)).toBe('carrier-grade NAT (CGNAT)')
     expect(blockedCategory(parseIp('100.128.0.0')!)).toBeUndefined()
   })
