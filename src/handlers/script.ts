@@ -16,7 +16,7 @@ import {
   type Verdict,
   WardenError,
 } from '../core/index.js'
-import { createOutboundClient, type OutboundClient, type OutboundClientOptions } from '../net/index.js'
+import { createOutboundClient, type OutboundClient } from '../net/index.js'
 import {
   type CompiledExpression,
   compile,
@@ -45,8 +45,12 @@ export const MAX_SCRIPT_CHARS = 256 * 1024
 export interface ScriptHandlerOptions {
   /** Hosts `http.get/post` may reach ("api.example.com", "*.corp.example", "127.0.0.1"); none by default. */
   httpAllow?: readonly string[]
-  /** Settings of the outbound client used by http.* (its `allow` is the http allowlist). */
-  client?: Omit<OutboundClientOptions, 'allow'>
+  /**
+   * The outbound client http.* goes through (the one every handler shares, with the
+   * `network:` settings). Default: a client with no `network.allow`, so a name on the
+   * script allowlist that resolves to a private address is still refused.
+   */
+  client?: OutboundClient
   /** Interpreter limits per call (steps 1e6 and wall time 1 s by default; never over the hook's timeout). */
   limits?: Partial<Limits>
 }
@@ -237,7 +241,7 @@ export function createScriptHandler(options: ScriptHandlerOptions = {}): Handler
         request: RunState['pending'] & object,
         signal: AbortSignal,
       ): Promise<HttpAnswer> => {
-        client ??= createOutboundClient({ ...options.client, allow })
+        client ??= options.client ?? createOutboundClient()
         const response = await client.request({
           url: request.url,
           method: request.method,
@@ -258,7 +262,7 @@ export function createScriptHandler(options: ScriptHandlerOptions = {}): Handler
       return (call) => runScript(prepared, call, shared, checkUrl, fetcher)
     },
     async close() {
-      await client?.close()
+      if (client && client !== options.client) await client.close()
       client = undefined
     },
   }

@@ -6,6 +6,7 @@
 
 import type { Engine, HookDefinition, HookSpec } from '../core/index.js'
 import type { ScriptHandlerOptions } from '../handlers/index.js'
+import type { OutboundClient } from '../net/index.js'
 import { loadClaudeSettings } from './claude-settings.js'
 import type { WardenConfig } from './config.js'
 import { duplicateHookProblems, loadHookDir } from './hook-files.js'
@@ -69,10 +70,16 @@ export function webhookAllowList(
   return [...list, ...fromEnv]
 }
 
-/** The script handler's settings from `scripts:` in warden.yaml (`httpAllow`, `maxSteps`, `maxWallTimeMs`). */
-export function scriptHandlerOptions(config: WardenConfig | undefined): ScriptHandlerOptions {
+/**
+ * The script handler's settings from `scripts:` in warden.yaml (`httpAllow`, `maxSteps`,
+ * `maxWallTimeMs`); http.* goes through `client` (the shared one, with `network:`).
+ */
+export function scriptHandlerOptions(
+  config: WardenConfig | undefined,
+  client?: OutboundClient,
+): ScriptHandlerOptions {
   const section = (config?.raw.scripts ?? {}) as Record<string, unknown>
-  const options: ScriptHandlerOptions = {}
+  const options: ScriptHandlerOptions = client ? { client } : {}
   if (Array.isArray(section.httpAllow)) {
     options.httpAllow = section.httpAllow.filter((h): h is string => typeof h === 'string')
   }

@@ -31,8 +31,15 @@ export interface ProfileActionOptions {
   log?: (line: string) => void
   /** URL prefixes webhooks may post to (an origin such as "https://hooks.example.com" or a longer prefix). */
   webhookAllow?: readonly string[]
-  /** Settings of the outbound clients (resolver, timeouts); `allow` is managed here. */
-  client?: Omit<OutboundClientOptions, 'allow'>
+  /**
+   * The outbound client for https webhooks (the one every handler shares, with the
+   * `network:` settings); default: one with no `network.allow`. http webhooks to loopback,
+   * which profiles allow by design, go through a client of their own that allows only
+   * loopback addresses.
+   */
+  client?: OutboundClient
+  /** Settings of that loopback client (resolver, timeouts). */
+  loopbackClient?: Omit<OutboundClientOptions, 'allow'>
 }
 
 const LOOPBACK_ALLOW = ['127.0.0.0/8', '::1/128']
@@ -159,10 +166,10 @@ export function createProfileActionHandler(options: ProfileActionOptions = {}): 
   let loopback: OutboundClient | undefined
   const clientFor = (url: URL): OutboundClient => {
     if (isLoopbackHost(url.hostname)) {
-      loopback ??= createOutboundClient({ ...options.client, allow: [...LOOPBACK_ALLOW, 'localhost'] })
+      loopback ??= createOutboundClient({ ...options.loopbackClient, allow: [...LOOPBACK_ALLOW, 'localhost'] })
       return loopback
     }
-    remote ??= createOutboundClient({ ...options.client })
+    remote ??= options.client ?? createOutboundClient()
     return remote
   }
   return {
@@ -247,7 +254,7 @@ export function createProfileActionHandler(options: ProfileActionOptions = {}): 
       }
     },
     async close() {
-      await Promise.all([remote?.close(), loopback?.close()])
+      await Promise.all([remote === options.client ? undefined : remote?.close(), loopback?.close()])
       remote = undefined
       loopback = undefined
     },

@@ -72,8 +72,8 @@ export function buildHandlers(
     handlers.push(guardiansHandler({ client, codec }))
   }
   // script: Starlark hook files; profile-action: the declarative actions of agent.json profiles.
-  handlers.push(createScriptHandler(scriptHandlerOptions(_config)))
-  handlers.push(createProfileActionHandler({ webhookAllow: webhookAllowList(_config, options.env) }))
+  handlers.push(createScriptHandler(scriptHandlerOptions(_config, client)))
+  handlers.push(createProfileActionHandler({ client, webhookAllow: webhookAllowList(_config, options.env) }))
   for (const extra of options.extraHandlers ?? []) {
     const at = handlers.findIndex((h) => h.type === extra.type)
     if (at >= 0) handlers.splice(at, 1)

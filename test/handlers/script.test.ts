@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine, type HandlerFactory, type HookDefinition } from '../../src/core/index.js'
 import { createScriptHandler, fnHandler } from '../../src/handlers/index.js'
+import { createOutboundClient } from '../../src/net/index.js'
+import { scriptedResolver } from '../net/helpers.js'
 
 const toolPre = (name: string, input: Record<string, unknown> = {}) => ({
   event: 'tool.pre',
@@ -341,8 +343,29 @@ describe('script handler: http', () => {
     }
   })
 
+  it('goes through the SSRF-checked client: an allowlisted name that resolves to loopback is refused', async () => {
+    const before = seen.length
+    const port = new URL(base).port
+    const handler = createScriptHandler({
+      httpAllow: ['api.partner.test'],
+      client: createOutboundClient({ resolver: scriptedResolver({ 'api.partner.test': ['127.0.0.1'] }) }),
+    })
+    const engine = engineWith(
+      [hook(`def handle(event, payload):\n    http.get("http://api.partner.test:${port}/x")\n    return allow()\n`)],
+      handler,
+    )
+    const decision = await engine.dispatch(toolPre('exec'))
+    expect(decision.decision).toBe('deny')
+    expect(decision.reason).toMatch(/127\.0\.0\.1.*loopback|loopback.*127\.0\.0\.1/)
+    expect(decision.reason).toContain('network')
+    expect(seen.length).toBe(before)
+  })
+
   it('get and post reach an allowlisted host; effects before a call count once', async () => {
-    const handler = createScriptHandler({ httpAllow: ['127.0.0.1'] })
+    const handler = createScriptHandler({
+      httpAllow: ['127.0.0.1'],
+      client: createOutboundClient({ allow: ['127.0.0.1'] }),
+    })
     const engine = engineWith(
       [
         hook(`

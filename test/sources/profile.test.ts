@@ -10,6 +10,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/core/index.js'
 import { commandHandler, fnHandler } from '../../src/handlers/index.js'
+import { createOutboundClient } from '../../src/net/index.js'
+import { scriptedResolver } from '../net/helpers.js'
 import {
   applyKillSwitch,
   buildEngine,
@@ -101,6 +103,25 @@ describe('agent.json profiles', () => {
     const sent = JSON.parse(received.at(-1)?.body ?? '{}')
     expect(sent).toMatchObject({ profile: 'support-bot', event: 'tool.pre', payload: call.payload })
     await engine.close()
+  })
+
+  it('sends https webhooks through the shared SSRF-checked client: a name resolving to loopback is refused', async () => {
+    const port = new URL(hookUrl).port
+    const url = `https://hooks.partner.test:${port}/hooks`
+    const report = parseProfile(profile({ onToolCall: [{ action: 'webhook', url }] }), file, {
+      webhookAllow: [url],
+    })
+    expect(report.problems).toEqual([])
+    const client = createOutboundClient({ resolver: scriptedResolver({ 'hooks.partner.test': ['127.0.0.1'] }) })
+    const handler = createProfileActionHandler({ webhookAllow: [url], client })
+    const engine = createEngine({ handlers: [handler], hooks: report.hooks })
+    const before = received.length
+    const decision = await engine.dispatch(call)
+    expect(decision.decision).toBe('allow')
+    expect(decision.trace[0]?.logs?.[0]).toMatch(/webhook failed \(observe only.*127\.0\.0\.1.*network/)
+    expect(received.length).toBe(before)
+    await engine.close()
+    await client.close()
   })
 
   it('refuses webhooks outside the allowlist, http to other hosts, and bad URLs', () => {
