@@ -166,7 +166,10 @@ export function createProfileActionHandler(options: ProfileActionOptions = {}): 
   let loopback: OutboundClient | undefined
   const clientFor = (url: URL): OutboundClient => {
     if (isLoopbackHost(url.hostname)) {
-      loopback ??= createOutboundClient({ ...options.loopbackClient, allow: [...LOOPBACK_ALLOW, 'localhost'] })
+      loopback ??= createOutboundClient({
+        ...options.loopbackClient,
+        allow: [...LOOPBACK_ALLOW, 'localhost'],
+      })
       return loopback
     }
     remote ??= options.client ?? createOutboundClient()

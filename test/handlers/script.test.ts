@@ -351,7 +351,11 @@ describe('script handler: http', () => {
       client: createOutboundClient({ resolver: scriptedResolver({ 'api.partner.test': ['127.0.0.1'] }) }),
     })
     const engine = engineWith(
-      [hook(`def handle(event, payload):\n    http.get("http://api.partner.test:${port}/x")\n    return allow()\n`)],
+      [
+        hook(
+          `def handle(event, payload):\n    http.get("http://api.partner.test:${port}/x")\n    return allow()\n`,
+        ),
+      ],
       handler,
     )
     const decision = await engine.dispatch(toolPre('exec'))

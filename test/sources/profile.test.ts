@@ -112,7 +112,9 @@ describe('agent.json profiles', () => {
       webhookAllow: [url],
     })
     expect(report.problems).toEqual([])
-    const client = createOutboundClient({ resolver: scriptedResolver({ 'hooks.partner.test': ['127.0.0.1'] }) })
+    const client = createOutboundClient({
+      resolver: scriptedResolver({ 'hooks.partner.test': ['127.0.0.1'] }),
+    })
     const handler = createProfileActionHandler({ webhookAllow: [url], client })
     const engine = createEngine({ handlers: [handler], hooks: report.hooks })
     const before = received.length
