@@ -1,10 +1,13 @@
 // Everything a long-running Warden needs to persist, opened in one call: the store named by
 // --db / WARDEN_DATABASE_URL / warden.yaml `db:` (default SQLite file), the audit writer
 // per the `audit:` setting, shared breaker state, metrics, and the sync that makes hooks
-// stored in the database join the engine. `close` flushes the audit trail, then closes.
+// stored in the database join the engine. Background problems (a batch that failed, a
+// decision whose record was refused) are counted in the metrics and logged. `close`
+// flushes the audit trail, then closes.
 
+import { resolve } from 'node:path'
 import type { BreakerOptions, Engine, Recorder } from '../core/index.js'
-import { activeTraceId, createMetrics, type WardenMetrics } from '../observability/index.js'
+import { activeTraceId, createMetrics, type Logger, type WardenMetrics } from '../observability/index.js'
 import { createSecretBox, DEFAULT_KEY_FILE } from '../secrets/index.js'
 import {
   type HookSync,
@@ -16,6 +19,7 @@ import {
   type StoreBreakerState,
   syncHooksFromStore,
 } from '../store/index.js'
+import { createDropReporter, describeDrops } from './drops.js'
 import { auditOptionsFromSetting } from './options.js'
 import { type AuditWriter, createAuditWriter, fanOutRecorders } from './writer.js'
 
@@ -28,8 +32,13 @@ export interface PersistenceOptions {
   breaker?: Partial<BreakerOptions> | undefined
   env?: NodeJS.ProcessEnv
   cwd?: string
-  /** Told about background problems (a batch that failed, a stored hook that is invalid). */
+  /**
+   * Told about background problems (a batch that failed, a stored hook that is invalid,
+   * decisions whose audit record was refused) when no `logger` is given.
+   */
   onError?: (error: Error) => void
+  /** Logs background problems as JSON: errors, and a warning for refused audit records. */
+  logger?: Logger | undefined
 }
 
 /** An open persistence layer. */
@@ -46,9 +55,10 @@ export interface Persistence {
   close(): Promise<void>
 }
 
-/** The secret box from WARDEN_SECRET_KEY or the key file. */
-export function secretBoxFrom(env: NodeJS.ProcessEnv): SecretBox {
-  return createSecretBox({ env, keyFile: env.WARDEN_SECRET_KEY_FILE ?? DEFAULT_KEY_FILE })
+/** The secret box from WARDEN_SECRET_KEY or the key file (relative paths from `cwd`). */
+export function secretBoxFrom(env: NodeJS.ProcessEnv, cwd?: string): SecretBox {
+  const keyFile = env.WARDEN_SECRET_KEY_FILE ?? DEFAULT_KEY_FILE
+  return createSecretBox({ env, keyFile: cwd ? resolve(cwd, keyFile) : keyFile })
 }
 
 /**
@@ -59,24 +69,40 @@ export async function openPersistence(options: PersistenceOptions = {}): Promise
   const env = options.env ?? process.env
   const config = options.config ?? {}
   const auditOptions = auditOptionsFromSetting(config.audit)
-  const secrets = secretBoxFrom(env)
+  const secrets = secretBoxFrom(env, options.cwd)
   const location = resolveDatabaseLocation({
     flag: options.db,
     env,
     config: typeof config.db === 'string' ? config.db : undefined,
   })
   const store = await openStore(location, { secrets, ...(options.cwd ? { cwd: options.cwd } : {}) })
-  const report = (error: Error) => options.onError?.(error)
+  const { logger } = options
+  const report = (error: Error) => {
+    if (logger) logger.error({ err: error }, error.message)
+    else options.onError?.(error)
+  }
   const breaker = await openStoreBreakerState(store, {
     ...(options.breaker ? { breaker: options.breaker } : {}),
     onError: report,
   })
   const metrics = createMetrics()
+  const drops = createDropReporter({
+    count: (drop) => metrics.auditDropped(drop),
+    warn(summary) {
+      const message = describeDrops(summary)
+      if (logger) logger.warn({ audit: summary }, message)
+      else options.onError?.(new Error(message))
+    },
+  })
   const writer = createAuditWriter(store, {
     ...auditOptions,
     secrets,
     traceId: activeTraceId,
-    onError: report,
+    onError(error) {
+      metrics.auditWriteFailed()
+      report(error)
+    },
+    onDrop: drops.drop,
   })
   metrics.watchAuditQueue(() => writer.queueDepth())
   const syncs: HookSync[] = []
@@ -97,6 +123,7 @@ export async function openPersistence(options: PersistenceOptions = {}): Promise
         await writer.close()
         await breaker.close()
       } finally {
+        drops.close()
         await store.close()
       }
     },

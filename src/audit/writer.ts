@@ -26,6 +26,19 @@ export interface AuditOptions {
   traceId?: () => string | undefined
   /** Told when a batch could not be written (it is retried). */
   onError?: (error: Error) => void
+  /** Told about every decision whose record was refused (queue full, writer closed). */
+  onDrop?: (drop: AuditDrop) => void
+}
+
+/** A decision whose audit record was refused: never written anywhere. */
+export interface AuditDrop {
+  decisionId: string
+  event: string
+  /** A blocking decision is denied by the engine; a non-blocking one only goes unrecorded. */
+  blocking: boolean
+  cause: 'queue-full' | 'closed'
+  /** Decisions waiting to be written when it was refused. */
+  queueDepth: number
 }
 
 /** The writer: a Recorder plus flushing and shutdown. */
@@ -131,11 +144,28 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
     })
   }
 
+  /** Reports a refused record, then throws so the engine denies a blocking decision. */
+  function refuse(record: DecisionRecord, cause: AuditDrop['cause'], message: string): never {
+    const { decision } = record
+    try {
+      options.onDrop?.({
+        decisionId: decision.id,
+        event: decision.event,
+        blocking: decision.blocking,
+        cause,
+        queueDepth: queue.length + inFlight,
+      })
+    } catch {
+      // a failing listener must not change what the engine is told
+    }
+    throw new Error(message)
+  }
+
   function record(record: DecisionRecord): void | Promise<void> {
-    if (closed) throw new Error('the audit writer is closed')
+    if (closed) refuse(record, 'closed', 'the audit writer is closed')
     const waiting = queue.length + inFlight
     if (waiting >= maxQueue) {
-      throw new Error(`the audit queue is full (${waiting} decisions waiting to be written)`)
+      refuse(record, 'queue-full', `the audit queue is full (${waiting} decisions waiting to be written)`)
     }
     const rows = toAuditRows(record, { secrets: options.secrets, traceId: options.traceId?.() })
     if (mode === 'async') {

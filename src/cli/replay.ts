@@ -52,7 +52,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const fromConfig = typeof config?.raw.db === 'string' ? config.raw.db : undefined
     store = await openStore(resolveDatabaseLocation({ flag: values.db, env: io.env, config: fromConfig }), {
       cwd: io.cwd,
-      secrets: secretBoxFrom(io.env),
+      secrets: secretBoxFrom(io.env, io.cwd),
     })
   } catch (error) {
     io.stderr(`warden replay: ${(error as Error).message}\n`)

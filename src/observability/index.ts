@@ -2,7 +2,14 @@
 // metrics on /metrics, and structured JSON logs.
 
 export type { Logger, LoggerOptions } from './logger.js'
-export { createLogger, REDACTED_PATHS } from './logger.js'
+export {
+  createLogger,
+  isSecretField,
+  REDACTED,
+  REDACTED_PATHS,
+  redactLogObject,
+  scrubText,
+} from './logger.js'
 export type { RouteHost, WardenMetrics } from './metrics.js'
 export { createMetrics, metricsPlugin, registerMetrics } from './metrics.js'
 export { activeTraceId, TRACER_NAME, traceEngine } from './tracing.js'

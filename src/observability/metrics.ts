@@ -1,6 +1,6 @@
 // Prometheus metrics: decisions by event and outcome, dispatch and per-hook latency,
-// hook errors, breaker trips and the audit queue depth, in a registry of their own, fed
-// by a Recorder and served on GET /metrics.
+// hook errors, breaker trips, the audit queue depth and audit records dropped or failed,
+// in a registry of their own, fed by a Recorder and served on GET /metrics.
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Recorder } from '../core/index.js'
@@ -14,6 +14,10 @@ export interface WardenMetrics {
   recorder: Recorder
   /** Reports the audit queue depth on every scrape. */
   watchAuditQueue(depth: () => number): void
+  /** Counts a decision whose audit record was refused (queue full, writer closed). */
+  auditDropped(drop: { event: string; blocking: boolean; cause: string }): void
+  /** Counts an audit batch that could not be written (it is retried). */
+  auditWriteFailed(): void
   /** The exposition text. */
   render(): Promise<string>
   contentType: string
@@ -64,6 +68,17 @@ export function createMetrics(options: { registry?: Registry } = {}): WardenMetr
       this.set(queueDepth ? queueDepth() : 0)
     },
   })
+  const dropped = new Counter({
+    name: 'warden_audit_dropped_total',
+    help: 'Decisions whose audit record was refused (queue full or writer closed); blocking ones were denied.',
+    labelNames: ['event', 'blocking', 'cause'] as const,
+    registers,
+  })
+  const writeErrors = new Counter({
+    name: 'warden_audit_write_errors_total',
+    help: 'Audit batches the store refused; their records stay queued and are retried.',
+    registers,
+  })
   const recorder: Recorder = {
     record({ decision }) {
       decisions.inc({ event: decision.event, decision: decision.decision })
@@ -87,6 +102,12 @@ export function createMetrics(options: { registry?: Registry } = {}): WardenMetr
     recorder,
     watchAuditQueue(depth) {
       queueDepth = depth
+    },
+    auditDropped({ event, blocking, cause }) {
+      dropped.inc({ event, blocking: blocking ? 'true' : 'false', cause })
+    },
+    auditWriteFailed() {
+      writeErrors.inc()
     },
     render: () => registry.metrics(),
     contentType: registry.contentType,

@@ -1,5 +1,6 @@
-// OpenTelemetry spans for decisions: one `warden.dispatch` span per event with one child
-// `hook.<handler>.<event>` per hook that ran, laid end to end from the decision's trace.
+// OpenTelemetry spans for decisions: one `warden.dispatch` span per event (decision, the
+// hooks that decided it, policy version, tenant) with one child `hook.<handler>.<event>`
+// per hook that ran, laid end to end from the decision's trace.
 // Only @opentelemetry/api is used, so this is a no-op until the user registers an SDK.
 
 import {
@@ -77,6 +78,8 @@ export function traceEngine(engine: Engine, options: { tracer?: Tracer } = {}): 
             span.setAttribute('warden.decision', decision.decision)
             span.setAttribute('warden.decision.id', decision.id)
             span.setAttribute('warden.event', decision.event)
+            const deciders = decision.trace.filter((t) => t.outcome === decision.decision)
+            if (deciders.length > 0) span.setAttribute('warden.hook', deciders.map((t) => t.hook).join(','))
             const deciding = decision.policies[0]
             if (deciding) {
               span.setAttribute('warden.policy', deciding.id)

@@ -42,15 +42,15 @@ export function resolveDatabaseLocation(sources: {
   return sources.flag || sources.env?.WARDEN_DATABASE_URL || sources.config || DEFAULT_SQLITE_PATH
 }
 
-/** The location with any password replaced, safe to print. */
+/** The location with any password replaced, safe to print (any URL, not only PostgreSQL's). */
 export function redactLocation(location: string): string {
-  if (!isPostgresUrl(location)) return location
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) return location
   try {
     const url = new URL(location)
     if (url.password) url.password = '***'
     return url.toString()
   } catch {
-    return 'postgres://(invalid url)'
+    return location.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@]*@/i, '$1:***@')
   }
 }
 

@@ -91,6 +91,7 @@ const DENY_RM = `hooks:
     handler: { type: command, command: "sh -c 'echo no rm >&2; exit 2'" }
 `
 
+/** Each test starts several CLI processes from source: slow on a busy machine. */
 describe('warden serve with a store', () => {
   it('records decisions, lists them, serves metrics, and replays them against changed hooks', async () => {
     const db = join(dir, 'serve.db')
@@ -128,7 +129,7 @@ describe('warden serve with a store', () => {
     const hidden = await runCli(['replay', rows[0].id, '--db', db, '--tenant', 'globex'], { cwd: ROOT, env })
     expect(hidden.code).toBe(1)
     expect(hidden.stderr).toContain(`no decision "${rows[0].id}" for tenant globex`)
-  })
+  }, 90_000)
 
   it('two servers on one PostgreSQL see a stored hook within 1 s', async (ctx) => {
     if (!pgDb) ctx.skip()
@@ -163,5 +164,5 @@ describe('warden serve with a store', () => {
     await store.close()
     expect(await stop(one.child)).toBe(0)
     expect(await stop(two.child)).toBe(0)
-  })
+  }, 90_000)
 })

@@ -6,7 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { auditOptionsFromSetting, createAuditWriter, replayDecision } from '../../src/audit/index.js'
+import {
+  type AuditDrop,
+  auditOptionsFromSetting,
+  createAuditWriter,
+  replayDecision,
+} from '../../src/audit/index.js'
 import { createEngine } from '../../src/index.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import { createTestSecretBox } from '../store/helpers.js'
@@ -24,7 +29,12 @@ const exec = (cmd: string) => ({
 describe('audit writer', () => {
   it('async: returns before writing, writes within the interval, flushes everything on close', async () => {
     const store = await fresh()
-    const writer = createAuditWriter(store, { intervalMs: 50, batchSize: 1000 })
+    const drops: AuditDrop[] = []
+    const writer = createAuditWriter(store, {
+      intervalMs: 50,
+      batchSize: 1000,
+      onDrop: (drop) => drops.push(drop),
+    })
     const engine = createEngine({ hooks: [], recorder: writer })
     await engine.dispatch(exec('a'))
     expect(writer.queueDepth()).toBe(1)
@@ -32,7 +42,13 @@ describe('audit writer', () => {
     for (let i = 0; i < 300; i++) await engine.dispatch(exec(`b${i}`))
     await writer.close()
     expect(await store.countDecisions('acme')).toBe(301)
-    await expect(Promise.resolve().then(() => writer.record({} as never))).rejects.toThrow(/closed/)
+    expect(drops).toEqual([])
+    const late = await engine.dispatch(exec('late'))
+    expect(late).toMatchObject({ decision: 'deny', reasonCode: ['audit'] })
+    expect(late.reason).toMatch(/the audit writer is closed/)
+    expect(drops).toEqual([
+      { decisionId: late.id, event: 'tool.pre', blocking: true, cause: 'closed', queueDepth: 0 },
+    ])
     await store.close()
   })
 

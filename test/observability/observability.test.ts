@@ -112,6 +112,7 @@ describe('tracing', () => {
     const root = spans.find((s) => s.name === 'warden.dispatch')
     expect(root?.attributes).toMatchObject({
       'warden.decision': 'deny',
+      'warden.hook': 'no-rm',
       'warden.tenant': 'acme',
       'warden.event': 'tool.pre',
       'warden.policy.version': '7',
@@ -163,6 +164,8 @@ describe('metrics', () => {
   it('serves decisions, hook latency, errors, breaker trips and audit queue depth on /metrics', async () => {
     const metrics = createMetrics()
     metrics.watchAuditQueue(() => 42)
+    metrics.auditDropped({ event: 'tool.pre', blocking: true, cause: 'queue-full' })
+    metrics.auditWriteFailed()
     const engine = createEngine({
       hooks: [
         {
@@ -211,6 +214,10 @@ describe('metrics', () => {
       expect(text).toContain('warden_hook_errors_total{handler="fn",event="user.message",kind="error"} 2')
       expect(text).toContain('warden_breaker_trips_total{hook="flaky"} 1')
       expect(text).toContain('warden_audit_queue_depth 42')
+      expect(text).toContain(
+        'warden_audit_dropped_total{event="tool.pre",blocking="true",cause="queue-full"} 1',
+      )
+      expect(text).toContain('warden_audit_write_errors_total 1')
     } finally {
       await app.close()
     }
@@ -218,7 +225,7 @@ describe('metrics', () => {
 })
 
 describe('logger', () => {
-  it('writes JSON lines and redacts secret fields', async () => {
+  function memoryLogger() {
     const lines: string[] = []
     const destination = new Writable({
       write(chunk, _enc, done) {
@@ -226,7 +233,11 @@ describe('logger', () => {
         done()
       },
     })
-    const logger = createLogger({ level: 'info', destination })
+    return { lines, logger: createLogger({ level: 'info', destination }) }
+  }
+
+  it('writes JSON lines and redacts secret fields', async () => {
+    const { lines, logger } = memoryLogger()
     logger.info({ hook: 'remote', headers: { Authorization: 'Bearer s3cret' }, token: 'tok' }, 'hook saved')
     logger.debug('hidden at info')
     await new Promise((r) => setImmediate(r))
@@ -236,5 +247,48 @@ describe('logger', () => {
     expect(lines[0]).not.toContain('s3cret')
     expect(lines[0]).not.toContain('"tok"')
     expect(line.headers.Authorization).toBe('[redacted]')
+  })
+
+  it('keeps secrets out at any depth, in any case, in messages, URLs and errors', async () => {
+    const { lines, logger } = memoryLogger()
+    logger.warn(
+      {
+        hook: {
+          handler: {
+            type: 'http',
+            headers: { 'X-Api-Key': 'k-111', cookie: 'sid=c-222', 'Set-Cookie': 'c-333' },
+            auth: { clientSecret: 'cs-444', accessToken: 'at-555', passphrase: 'pp-666' },
+          },
+        },
+        maxTokens: 5,
+        db: 'postgres://warden:pw-777@db.internal:5432/warden',
+        deep: { a: { b: { c: { d: { e: { password: 'pw-888' } } } } } },
+      },
+      'calling with Authorization: Bearer tok-999 against postgres://u:pw-000@h/x',
+    )
+    logger.error(new Error('connect to postgres://u:pw-aaa@h/x failed'))
+    await new Promise((r) => setImmediate(r))
+    expect(lines).toHaveLength(2)
+    const all = lines.join('')
+    for (const secret of [
+      'k-111',
+      'c-222',
+      'c-333',
+      'cs-444',
+      'at-555',
+      'pp-666',
+      'pw-777',
+      'pw-888',
+      'tok-999',
+      'pw-000',
+      'pw-aaa',
+    ])
+      expect(all).not.toContain(secret)
+    const first = JSON.parse(lines[0]!)
+    expect(first.maxTokens).toBe(5)
+    expect(first.db).toBe('postgres://warden:***@db.internal:5432/warden')
+    expect(first.hook.handler.type).toBe('http')
+    expect(first.msg).toContain('Bearer [redacted]')
+    expect(JSON.parse(lines[1]!).err.message).toBe('connect to postgres://u:***@h/x failed')
   })
 })
