@@ -49,14 +49,22 @@ export function openConfig(config: HandlerConfig, box: SecretBox | undefined, ho
   }) as HandlerConfig
 }
 
-function walk(value: unknown, path: string, seal: (path: string, value: unknown) => unknown): unknown {
-  if (Array.isArray(value)) return value.map((v, i) => walk(v, `${path}[${i}]`, seal))
+/**
+ * Seals the strings under secret keys. Below a secret key that holds a mapping or a list
+ * (`secretHeaders: {X-Signature: ...}`), every string is a secret, whatever its own key.
+ */
+function walk(
+  value: unknown,
+  path: string,
+  seal: (path: string, value: unknown) => unknown,
+  underSecret = false,
+): unknown {
+  if (underSecret && typeof value === 'string' && value !== '') return seal(path, value)
+  if (Array.isArray(value)) return value.map((v, i) => walk(v, `${path}[${i}]`, seal, underSecret))
   if (typeof value !== 'object' || value === null) return value
   const out: Record<string, unknown> = {}
   for (const [key, inner] of Object.entries(value)) {
-    const at = `${path}.${key}`
-    out[key] =
-      isSecretKey(key) && typeof inner === 'string' && inner !== '' ? seal(at, inner) : walk(inner, at, seal)
+    out[key] = walk(inner, `${path}.${key}`, seal, underSecret || isSecretKey(key))
   }
   return out
 }

@@ -135,18 +135,23 @@ describe.each(backends)('Store on $name', ({ open }) => {
       handler: {
         type: 'http',
         url: 'http://127.0.0.1:1/x',
-        headers: { Authorization: 'Bearer s3cret' },
+        headers: { Authorization: 'Bearer s3cret', 'X-Trace': 'plain-value' },
+        secretHeaders: { 'X-Hook-Signature': 'sig-123', 'X-Other': ['sig-456'] },
         maxTokens: 5,
       },
     })
     expect(hook.handler).toEqual({
       type: 'http',
       url: 'http://127.0.0.1:1/x',
-      headers: { Authorization: 'Bearer s3cret' },
+      headers: { Authorization: 'Bearer s3cret', 'X-Trace': 'plain-value' },
+      secretHeaders: { 'X-Hook-Signature': 'sig-123', 'X-Other': ['sig-456'] },
       maxTokens: 5,
     })
     const raw = await rawConfig(store, 'sealed-t/remote')
     expect(raw).not.toContain('s3cret')
+    expect(raw).not.toContain('sig-123')
+    expect(raw).not.toContain('sig-456')
+    expect(raw).toContain('plain-value')
     expect(raw).toContain('$sealed')
   })
 
