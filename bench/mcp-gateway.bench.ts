@@ -2,7 +2,8 @@
 // process with a 3-hook stack of in-process fn hooks) against the same calls made straight
 // to the same server by the same client, measured in the same run: the added p50 latency
 // (calls alternating between the two) and the throughput ratio (rounds of pipelined calls
-// alternating between the two, the same client code and concurrency on both sides).
+// alternating between the two, the same client code and concurrency on both sides). A bare
+// byte relay process is measured alongside, as the cost of any extra process on the path.
 
 import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
@@ -21,9 +22,10 @@ const GATEWAY = [
   process.execPath,
   ...SERVER,
 ]
+const RELAY = [`${ROOT}test/fixtures/mcp/byte-relay.mjs`, '--', process.execPath, ...SERVER]
 const CALLS = 1000
 const CONCURRENCY = 16
-const ROUNDS = 9
+const ROUNDS = 15
 const CALLS_PER_ROUND = 500
 
 interface Connected {
@@ -54,20 +56,18 @@ function call(client: Client, i: number): Promise<unknown> {
 
 /**
  * Latency samples in ms of `count` sequential calls on each client, alternating call by
- * call so that load from the rest of the machine hits both sides alike.
+ * call so that load from the rest of the machine hits every side alike.
  */
-async function alternating(a: Client, b: Client, count: number): Promise<[number[], number[]]> {
-  const samplesA: number[] = []
-  const samplesB: number[] = []
+async function alternating(clients: Client[], count: number): Promise<number[][]> {
+  const samples = clients.map((): number[] => [])
   for (let i = 0; i < count; i++) {
-    let start = performance.now()
-    await call(a, i)
-    samplesA.push(performance.now() - start)
-    start = performance.now()
-    await call(b, i)
-    samplesB.push(performance.now() - start)
+    for (const [k, client] of clients.entries()) {
+      const start = performance.now()
+      await call(client, i)
+      samples[k]?.push(performance.now() - start)
+    }
   }
-  return [samplesA, samplesB]
+  return samples
 }
 
 /** Calls per second of `count` calls with CONCURRENCY in flight (pipelined on one connection). */
@@ -85,35 +85,43 @@ interface Round {
   direct: number
   gated: number
   ratio: number
+  /** The relay's rate over direct in the same round. */
+  relayRatio: number
 }
 
 /**
- * Throughput rounds, direct and gated back to back (which goes first alternates), so that
- * both sides of a round see the same load; also the gateway's CPU time per gated call.
+ * Throughput rounds, direct, gated and relayed back to back (the order rotates), so that
+ * every side of a round sees the same load; also the gateway's CPU time per gated call.
  */
 async function throughputRounds(
   direct: Client,
   gated: Connected,
+  relay: Client,
 ): Promise<{ rounds: Round[]; cpuUs: number }> {
   const rounds: Round[] = []
   let cpu = 0
+  const measureGated = async () => {
+    const before = cpuMs(gated.pid)
+    const rate = await throughput(gated.client, CALLS_PER_ROUND)
+    cpu += cpuMs(gated.pid) - before
+    return rate
+  }
   for (let r = 0; r < ROUNDS; r++) {
-    const measureGated = async () => {
-      const before = cpuMs(gated.pid)
-      const rate = await throughput(gated.client, CALLS_PER_ROUND)
-      cpu += cpuMs(gated.pid) - before
-      return rate
-    }
-    let directRate: number
-    let gatedRate: number
-    if (r % 2 === 0) {
-      directRate = await throughput(direct, CALLS_PER_ROUND)
-      gatedRate = await measureGated()
-    } else {
-      gatedRate = await measureGated()
-      directRate = await throughput(direct, CALLS_PER_ROUND)
-    }
-    rounds.push({ direct: directRate, gated: gatedRate, ratio: gatedRate / directRate })
+    const sides = [
+      async () => ({ direct: await throughput(direct, CALLS_PER_ROUND) }),
+      async () => ({ gated: await measureGated() }),
+      async () => ({ relay: await throughput(relay, CALLS_PER_ROUND) }),
+    ]
+    const rates: { direct?: number; gated?: number; relay?: number } = {}
+    for (let k = 0; k < sides.length; k++) Object.assign(rates, await sides[(r + k) % sides.length]?.())
+    const directRate = rates.direct ?? Number.NaN
+    const gatedRate = rates.gated ?? Number.NaN
+    rounds.push({
+      direct: directRate,
+      gated: gatedRate,
+      ratio: gatedRate / directRate,
+      relayRatio: (rates.relay ?? Number.NaN) / directRate,
+    })
   }
   return { rounds, cpuUs: (cpu * 1000) / (ROUNDS * CALLS_PER_ROUND) }
 }
@@ -123,14 +131,18 @@ export default async function run(): Promise<BenchResult[]> {
   const { client: direct } = await connect(SERVER)
   const gatedConnection = await connect(GATEWAY)
   const gated = gatedConnection.client
+  const { client: relay } = await connect(RELAY)
   try {
-    await alternating(direct, gated, 200)
-    const [directSamples, gatedSamples] = await alternating(direct, gated, CALLS)
-    await throughput(direct, CALLS_PER_ROUND)
-    await throughput(gated, CALLS_PER_ROUND)
-    const { rounds, cpuUs } = await throughputRounds(direct, gatedConnection)
+    await alternating([direct, gated, relay], 200)
+    const [directSamples = [], gatedSamples = [], relaySamples = []] = await alternating(
+      [direct, gated, relay],
+      CALLS,
+    )
+    for (const client of [direct, gated, relay]) await throughput(client, CALLS_PER_ROUND)
+    const { rounds, cpuUs } = await throughputRounds(direct, gatedConnection, relay)
     const byRatio = [...rounds].sort((a, b) => a.ratio - b.ratio)
     const median = byRatio[Math.floor(byRatio.length / 2)] as Round
+    const relayRatios = rounds.map((r) => r.relayRatio).sort((a, b) => a - b)
     const directP50 = quantile(directSamples, 0.5)
     const gatedP50 = quantile(gatedSamples, 0.5)
     const added = gatedP50 - directP50
@@ -144,6 +156,7 @@ export default async function run(): Promise<BenchResult[]> {
         pass: added <= 0.3,
         extra: {
           'added p50 ms': added,
+          'bare relay added p50 ms': quantile(relaySamples, 0.5) - directP50,
           'p99 gateway ms': quantile(gatedSamples, 0.99),
           'p99 direct ms': quantile(directSamples, 0.99),
           'load avg': loadavg()[0] ?? Number.NaN,
@@ -158,12 +171,14 @@ export default async function run(): Promise<BenchResult[]> {
         pass: median.ratio >= 0.8,
         extra: {
           'ratio range': `${byRatio[0]?.ratio.toFixed(2)}-${byRatio[byRatio.length - 1]?.ratio.toFixed(2)}`,
+          'bare relay median ratio': quantile(relayRatios, 0.5),
           'gateway CPU us/call': cpuUs,
           'load avg': loadavg()[0] ?? Number.NaN,
         },
       },
     ]
   } finally {
+    await relay.close()
     await gated.close()
     await direct.close()
   }

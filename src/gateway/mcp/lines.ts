@@ -12,6 +12,8 @@ import { envelopeProblem } from './jsonrpc.js'
 
 const NEWLINE = 10
 const SENT: Promise<void> = Promise.resolve()
+/** A burst longer than this is written at once rather than held to the end of the turn. */
+const MAX_BATCH_CHARS = 1 << 20
 
 /**
  * Splits a byte stream into lines of at most `maxBytes` bytes each.
@@ -91,14 +93,16 @@ export class LineTransport implements Transport {
   }
 
   /**
-   * Writes are corked from the first message of a burst until the current microtasks are
-   * done, then flushed as one write: no timer, no wait for I/O, and a peer fed several
-   * pipelined messages reads them at once (as it would without the gateway in between).
+   * The lines sent since the last flush. The first message of a burst schedules a flush
+   * for when the current microtasks are done: no timer, no wait for I/O, one write for the
+   * whole burst, so a peer fed several pipelined messages reads them at once (as it would
+   * without the gateway in between).
    */
-  private corked = false
-  private readonly uncork = (): void => {
-    this.corked = false
-    this.output.uncork()
+  private batch = ''
+  private readonly flush = (): void => {
+    const batch = this.batch
+    this.batch = ''
+    if (batch.length > 0 && !this.output.destroyed) this.output.write(batch)
   }
 
   private readonly onStreamError = (error: Error): void => {
@@ -111,15 +115,18 @@ export class LineTransport implements Transport {
     this.output.on('error', this.onStreamError)
   }
 
-  /** Writes the message with this burst; resolves when the stream has taken it (after a drain if full). */
+  /** Writes the message with this burst; resolves at once, or after a drain when the stream is full. */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed || this.output.destroyed) return Promise.reject(new Error('Not connected'))
-    if (!this.corked) {
-      this.corked = true
-      this.output.cork()
-      process.nextTick(this.uncork)
+    const line = `${JSON.stringify(message)}\n`
+    if (this.batch.length === 0) {
+      this.batch = line
+      process.nextTick(this.flush)
+    } else {
+      this.batch += line
+      if (this.batch.length > MAX_BATCH_CHARS) this.flush()
     }
-    if (this.output.write(`${JSON.stringify(message)}\n`)) return SENT
+    if (!this.output.writableNeedDrain) return SENT
     return new Promise((resolve) => this.output.once('drain', resolve))
   }
 
