@@ -16,6 +16,10 @@ const event = {
 
 async function noHook(): Promise<BenchResult> {
   const engine = createEngine({ hooks: [] })
+  const check = await engine.dispatch(event)
+  if (check.decision !== 'allow' || check.id === (await engine.dispatch(event)).id)
+    throw new Error('expected an allow with a fresh decision id per dispatch')
+  // The baseline: a real no-op async function, called and awaited in the same loop.
   const noop = async (_x: unknown) => undefined
   const { candidateNs, baselineNs } = await compare(
     () => engine.dispatch(event),

@@ -183,6 +183,12 @@ export function toClaudeOutput(decision: Decision): JsonObject {
       specific.updatedInput = tool.input ?? {}
     }
   }
+  if (decision.event === 'tool.post' && decision.decision === 'modify') {
+    const tool = decision.payload?.tool
+    if (tool && typeof tool === 'object' && !Array.isArray(tool) && tool.output !== undefined) {
+      specific.updatedToolOutput = tool.output
+    }
+  }
   if (decision.additionalContext.length > 0)
     specific.additionalContext = decision.additionalContext.join('\n')
   const output: JsonObject = { hookSpecificOutput: specific }

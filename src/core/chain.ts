@@ -50,13 +50,19 @@ function matchTarget(payload: JsonObject): string | undefined {
   return undefined
 }
 
-/** Runs the chain for one event over hooks already sorted by priority, then name. */
+/** The clock, read once (the global is a getter in Node). */
+const clock = globalThis.performance
+
+/**
+ * Runs the chain for one event over hooks already sorted by priority, then name.
+ * @param started when the dispatch began (`performance.now()`): the budget counts from there.
+ */
 export async function runChain(
   event: CheckedEvent,
   hooks: readonly RegisteredHook[],
   env: ChainEnv,
+  started: number,
 ): Promise<ChainResult> {
-  const started = performance.now()
   const result: ChainResult = {
     payload: event.payload,
     modified: false,
@@ -98,7 +104,7 @@ export async function runChain(
         continue
       }
     }
-    const hookStart = performance.now()
+    const hookStart = clock.now()
     let verdict: Verdict | undefined
     const trip = env.breaker.openTrip(hook.id)
     if (trip) {
@@ -123,10 +129,10 @@ export async function runChain(
       }
     }
     if (!verdict) {
-      const pending = execute(entry, current, started, env, trace)
+      const pending = execute(entry, current, started, hookStart, env, trace)
       verdict = pending instanceof Promise ? await pending : pending
     }
-    trace.durationMs = performance.now() - hookStart
+    trace.durationMs = clock.now() - hookStart
     trace.outcome = verdict.type
     if (verdict.reason !== undefined) trace.reason = verdict.reason
     result.trace.push(trace)
@@ -172,20 +178,21 @@ function execute(
   entry: RegisteredHook,
   event: CheckedEvent,
   chainStart: number,
+  now: number,
   env: ChainEnv,
   trace: HookTrace,
 ): Verdict | Promise<Verdict> {
   const hook = entry.spec
-  const remaining = env.budgetMs - (performance.now() - chainStart)
+  const remaining = env.budgetMs - (now - chainStart)
   if (remaining <= 0) {
     const message = `the chain budget of ${env.budgetMs} ms was used up before it ran`
     trace.error = { kind: 'timeout', message }
     return failureVerdict(hook, hook.onTimeout, message)
   }
   const limit = Math.min(hook.timeoutMs, Math.ceil(remaining))
-  const run = runHook(hook, entry.execute, event, limit, env.inFlight)
-  if (run instanceof Promise) return run.then((settled) => conclude(settled, entry, env, trace, limit))
-  return conclude(run, entry, env, trace, limit)
+  return runHook(hook, entry.execute, event, limit, env.inFlight, (run) =>
+    conclude(run, entry, env, trace, limit),
+  )
 }
 
 /** Turns what happened into the verdict, applying the failure policies and the breaker. */

@@ -130,8 +130,6 @@ export function parseHookOutput(
       return { error: 'additionalContext must be a string or a list of strings' }
   }
   const extra = context.length > 0 ? { additionalContext: context } : {}
-  const reasonOf = (...candidates: unknown[]) =>
-    candidates.find((c): c is string => typeof c === 'string' && c.length > 0)
 
   if (output.continue === false) {
     return {
@@ -187,6 +185,11 @@ export function parseHookOutput(
   if (payload) return { verdict: { type: 'modify', payload, ...(reason ? { reason } : {}), ...extra } }
   if (kind === 'modify') return { error: 'decision "modify" needs updatedInput, updatedToolOutput or output' }
   return { verdict: { type: 'allow', ...(reason ? { reason } : {}), ...extra } }
+}
+
+/** The first candidate that is a non-empty string. */
+function reasonOf(...candidates: unknown[]): string | undefined {
+  return candidates.find((c): c is string => typeof c === 'string' && c.length > 0)
 }
 
 function obj(value: unknown): Record<string, Json> | undefined {

@@ -29,6 +29,7 @@ import {
   shapeCheckFor,
 } from './events.js'
 import { type HookDefinition, type HookSpec, parseHookDefinition } from './hook.js'
+import { DecisionIds, randomIdPrefix } from './ids.js'
 import { compileCondition, compileMatcher } from './match.js'
 import { compose, resolveAsk } from './outcome.js'
 import { InFlight } from './run-hook.js'
@@ -50,10 +51,12 @@ export function createEngine(options: EngineOptions): Engine {
   let index = new Map<string, RegisteredHook[]>()
   /** Names as callers spell them, resolved to the event, its blocking flag and its hooks. */
   const resolved = new Map<string, ResolvedName>()
+  /** The name resolved last, checked before the map: callers mostly repeat one event. */
+  let lastGiven: string | undefined
+  let lastResolved: ResolvedName | undefined
   const background = new Set<Promise<void>>()
   const inFlight = new InFlight()
-  const idPrefix = `${globalThis.crypto.randomUUID().replaceAll('-', '').slice(0, 16)}-`
-  let sequence = 0
+  const ids = new DecisionIds(randomIdPrefix())
   let closed = false
 
   const chainEnv = {
@@ -102,6 +105,7 @@ export function createEngine(options: EngineOptions): Engine {
     for (const list of next.values()) list.sort(byPriorityThenName)
     index = next
     resolved.clear()
+    lastGiven = undefined
   }
 
   function hooksFor(event: EventName): readonly RegisteredHook[] | undefined {
@@ -110,11 +114,6 @@ export function createEngine(options: EngineOptions): Engine {
     const wildcard = index.get(event.startsWith('custom.') ? 'custom.*' : 'meta.*')
     if (!wildcard) return exact
     return exact ? [...exact, ...wildcard].sort(byPriorityThenName) : wildcard
-  }
-
-  function nextId(): string {
-    sequence += 1
-    return idPrefix + sequence
   }
 
   async function record(decision: Decision, event: CheckedEvent): Promise<Decision> {
@@ -152,7 +151,7 @@ export function createEngine(options: EngineOptions): Engine {
       additionalContext: [],
       policies: [],
       trace: [],
-      durationMs: performance.now() - started,
+      durationMs: clock.now() - started,
       blocking,
     }
     return record(result, event)
@@ -167,7 +166,7 @@ export function createEngine(options: EngineOptions): Engine {
   ): Promise<Decision> {
     let result: Awaited<ReturnType<typeof runChain>>
     try {
-      result = await runChain(event, hooks, chainEnv)
+      result = await runChain(event, hooks, chainEnv, started)
     } catch (error) {
       return early(
         id,
@@ -191,7 +190,7 @@ export function createEngine(options: EngineOptions): Engine {
       additionalContext: core.additionalContext,
       policies: core.policies,
       trace: result.trace,
-      durationMs: performance.now() - started,
+      durationMs: clock.now() - started,
       blocking,
     }
     if (core.payload !== undefined) decision.payload = core.payload
@@ -200,15 +199,15 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   function resolveName(given: string): ResolvedName | undefined {
-    const cached = resolved.get(given)
-    if (cached) return cached
     const name = lookupEventName(given)
     if (!name) return undefined
+    const hooks = hooksFor(name)
     const entry: ResolvedName = {
       name,
       blocking: isBlockingEvent(name),
-      hooks: hooksFor(name),
+      hooks: hooks && hooks.length > 0 ? hooks : undefined,
       check: shapeCheckFor(name),
+      depthCap: name === 'subagent.start' ? limits.maxDepth - 1 : limits.maxDepth,
     }
     if (resolved.size < 10_000) resolved.set(given, entry)
     return entry
@@ -216,45 +215,51 @@ export function createEngine(options: EngineOptions): Engine {
 
   function invalid(id: string, reason: string): Promise<Decision> {
     const event: CheckedEvent = { event: 'custom.invalid', payload: {}, context: {} }
-    return early(id, event, 'deny', reason, 'invalid-event', performance.now())
+    return early(id, event, 'deny', reason, 'invalid-event', clock.now())
+  }
+
+  function unknownEvent(id: string, given: unknown): Promise<Decision> {
+    const shown = typeof given === 'string' ? given : describe(given)
+    const close = typeof given === 'string' ? suggestEventNames(given) : []
+    const hint = close.length ? `; did you mean ${close.map((c) => `"${c}"`).join(' or ')}?` : ''
+    return invalid(id, `unknown event "${shown}"${hint}`)
+  }
+
+  /** An event that failed its shape check, the engine being closed, or a depth over the cap. */
+  function refused(id: string, entry: ResolvedName, input: DispatchInput, problem: string | undefined) {
+    const context = (input.context ?? EMPTY_CONTEXT) as EventContext
+    const name = entry.name
+    const payload = (problem ? {} : input.payload) as JsonObject
+    const event: CheckedEvent = { event: name, payload, context }
+    const now = clock.now()
+    if (problem) return early(id, event, 'deny', `invalid ${name} event: ${problem}`, 'invalid-event', now)
+    if (closed) return early(id, event, 'deny', 'the engine is closed', 'engine-closed', now)
+    const depth = context.depth ?? 0
+    const shown = name === 'subagent.start' ? depth + 1 : depth
+    const reason = `sub-agent depth ${shown} exceeds the cap of ${limits.maxDepth}`
+    return early(id, event, 'deny', reason, 'depth-cap', now)
   }
 
   function dispatchUnchecked(input: DispatchInput): Promise<Decision> {
-    const id = nextId()
+    const id = ids.next()
     if (typeof input !== 'object' || input === null) {
       return invalid(id, `the event must be an object (got ${describe(input)})`)
     }
-    const resolvedName = typeof input.event === 'string' ? resolveName(input.event) : undefined
-    if (!resolvedName) {
-      const given = typeof input.event === 'string' ? input.event : describe(input.event)
-      const close = typeof input.event === 'string' ? suggestEventNames(input.event) : []
-      const hint = close.length ? `; did you mean ${close.map((c) => `"${c}"`).join(' or ')}?` : ''
-      return invalid(id, `unknown event "${given}"${hint}`)
+    const given = input.event
+    let entry = lastResolved
+    if (given !== lastGiven || entry === undefined) {
+      entry = typeof given === 'string' ? (resolved.get(given) ?? resolveName(given)) : undefined
+      if (entry === undefined) return unknownEvent(id, given)
+      lastGiven = given
+      lastResolved = entry
     }
-    const { name, blocking, hooks, check } = resolvedName
-    const context = (input.context ?? EMPTY_CONTEXT) as EventContext
-    const problem = check(input.payload, input.context)
-    const event: CheckedEvent = {
-      event: name,
-      payload: (problem ? {} : input.payload) as JsonObject,
-      context,
+    const context = input.context
+    const problem = entry.check(input.payload, context)
+    if (problem !== undefined || closed || (context?.depth ?? 0) > entry.depthCap) {
+      return refused(id, entry, input, problem)
     }
-    if (problem)
-      return early(id, event, 'deny', `invalid ${name} event: ${problem}`, 'invalid-event', performance.now())
-    if (closed) return early(id, event, 'deny', 'the engine is closed', 'engine-closed', performance.now())
-    const depth = context.depth ?? 0
-    if (depth > (name === 'subagent.start' ? limits.maxDepth - 1 : limits.maxDepth)) {
-      const shown = name === 'subagent.start' ? depth + 1 : depth
-      return early(
-        id,
-        event,
-        'deny',
-        `sub-agent depth ${shown} exceeds the cap of ${limits.maxDepth}`,
-        'depth-cap',
-        performance.now(),
-      )
-    }
-    if (!hooks || hooks.length === 0) {
+    const { name, blocking, hooks } = entry
+    if (hooks === undefined) {
       const decision: Decision = {
         id,
         event: name,
@@ -267,19 +272,24 @@ export function createEngine(options: EngineOptions): Engine {
         durationMs: 0,
         blocking,
       }
-      return options.recorder ? record(decision, event) : Promise.resolve(decision)
+      if (!options.recorder) return Promise.resolve(decision)
+      const event: CheckedEvent = {
+        event: name,
+        payload: input.payload as JsonObject,
+        context: context ?? EMPTY_CONTEXT,
+      }
+      return record(decision, event)
     }
-    const started = performance.now()
+    const event: CheckedEvent = {
+      event: name,
+      payload: input.payload as JsonObject,
+      context: context ?? EMPTY_CONTEXT,
+    }
+    const started = clock.now()
     const size = payloadBytes(event.payload, limits.maxPayloadBytes)
     if (size > limits.maxPayloadBytes) {
-      return early(
-        id,
-        event,
-        'deny',
-        `the payload is ${size} bytes, over the cap of ${limits.maxPayloadBytes} bytes`,
-        'payload-too-large',
-        started,
-      )
+      const reason = `the payload is ${size} bytes, over the cap of ${limits.maxPayloadBytes} bytes`
+      return early(id, event, 'deny', reason, 'payload-too-large', started)
     }
     if (blocking) return decide(id, event, hooks, started, true)
     const running = decide(id, event, hooks, started, false).then(() => undefined)
@@ -294,7 +304,7 @@ export function createEngine(options: EngineOptions): Engine {
       additionalContext: [],
       policies: [],
       trace: [],
-      durationMs: performance.now() - started,
+      durationMs: clock.now() - started,
       blocking: false,
     })
   }
@@ -304,7 +314,7 @@ export function createEngine(options: EngineOptions): Engine {
     try {
       return dispatchUnchecked(input)
     } catch (error) {
-      return invalid(nextId(), `internal error while dispatching: ${errorMessage(error)}`)
+      return invalid(ids.next(), `internal error while dispatching: ${errorMessage(error)}`)
     }
   }
 
@@ -369,7 +379,12 @@ interface ResolvedName {
   blocking: boolean
   hooks: readonly RegisteredHook[] | undefined
   check: ShapeCheck
+  /** The deepest `context.depth` allowed (one less for `subagent.start`, which adds a level). */
+  depthCap: number
 }
+
+/** The clock, read once (the global is a getter in Node). */
+const clock = globalThis.performance
 
 const EMPTY_CONTEXT: EventContext = Object.freeze({}) as EventContext
 

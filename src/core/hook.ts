@@ -69,6 +69,14 @@ export interface HookCall {
   hook: HookSpec
   /** Aborted when the hook times out or the engine closes: stop work and clean up. */
   signal: AbortSignal
+  /**
+   * Calls `listener` once when the hook times out or the engine closes (at once, in a
+   * microtask, when that already happened); returns a function that removes it. Listeners
+   * are dropped when the hook finishes. Cheaper than `signal` for handlers that only need
+   * to be told, since no AbortSignal is made. Call it as a method (`call.onAbort(fn)`).
+   * The engine always provides it; calls built by hand may not.
+   */
+  onAbort?(listener: (reason: Error) => void): () => void
   /** Adds a line to this hook's trace. */
   log(line: string): void
 }
@@ -128,22 +136,41 @@ const definitionSchema = z
     scope: z
       .object(
         {
-          tenant: z.string({ error: 'must be a tenant id string' }).min(1).optional(),
-          agents: z.array(z.string().min(1), { error: 'must be a list of agent ids' }).optional(),
+          tenant: z
+            .string({ error: 'must be a tenant id string' })
+            .min(1, 'must not be empty; omit it for a global hook')
+            .optional(),
+          agents: z
+            .array(
+              z.string({ error: 'must be an agent id string' }).min(1, 'must not be an empty agent id'),
+              { error: 'must be a list of agent ids' },
+            )
+            .optional(),
         },
         { error: 'must be an object like { tenant: acme, agents: [triage] }' },
       )
       .strict()
       .optional(),
     enabled: z.boolean({ error: 'must be true or false' }).optional(),
-    version: z.number().int().positive('must be a positive integer').optional(),
-    policy: z
-      .object({
-        id: z.string().min(1),
-        version: z.union([z.string(), z.number()]).transform(String).optional(),
-      })
+    version: z
+      .number({ error: 'must be a positive integer' })
+      .int('must be a positive integer')
+      .positive('must be a positive integer')
       .optional(),
-    source: z.string().optional(),
+    policy: z
+      .object(
+        {
+          id: z.string({ error: 'is required: the policy id, e.g. "no-prod"' }).min(1, 'must not be empty'),
+          version: z
+            .union([z.string(), z.number()], { error: 'must be a string or a number' })
+            .transform(String)
+            .optional(),
+        },
+        { error: 'must be an object like { id: no-prod, version: "2" }' },
+      )
+      .strict()
+      .optional(),
+    source: z.string({ error: 'must be a string' }).optional(),
     handler: z
       .object(
         { type: z.string({ error: 'is required: one of the handler types, e.g. "command"' }) },

@@ -55,7 +55,9 @@ export function compose(result: ChainResult): DecisionCore {
   const reason =
     ran === 0
       ? 'no hook applied to this event'
-      : `allowed: ${ran} hook${ran === 1 ? '' : 's'} raised no objection`
+      : ran === 1
+        ? 'allowed: 1 hook raised no objection'
+        : `allowed: ${ran} hooks raised no objection`
   return core(result, 'allow', reason, [])
 }
 

@@ -1,6 +1,7 @@
-// Runs one hook for one event and always resolves: a timeout, a thrown error, an abort or
-// a garbage answer becomes the hook's onTimeout / onError verdict with the cause as the
-// reason. The timer and abort signal are only set up when the handler is asynchronous.
+// Runs one hook for one event and always comes to an end: a timeout, a thrown error, an
+// abort or a garbage answer is reported as such, for the chain to apply the hook's
+// onTimeout / onError policy. The timer is only set up when the handler is asynchronous,
+// the abort signal only when the handler reads it.
 
 import type { Verdict } from './decision.js'
 import { normalizeVerdict } from './decision.js'
@@ -13,10 +14,26 @@ export type HookRun =
   | { kind: 'verdict'; verdict: Verdict; logs?: string[] }
   | { kind: 'error' | 'timeout' | 'invalid-answer'; message: string; logs?: string[] }
 
-/** The call a handler receives; the abort signal is only created when a handler asks for it. */
+/** One listener of {@link HookCall.onAbort}. */
+type AbortListener = (reason: Error) => void
+
+/**
+ * The call a handler receives. Nothing abortable is made up front: the AbortSignal only
+ * when a handler reads `signal` (an AbortSignal is costly to create in Node), the
+ * listener list only when it calls `onAbort`. A call is tracked in flight, so that closing
+ * the engine reaches it, only once it has either.
+ */
 class Call implements HookCall {
   controller: AbortController | undefined
+  listeners: AbortListener | AbortListener[] | undefined
   logs: string[] | undefined
+  /** Set once the call was aborted; later `onAbort` listeners are told at once. */
+  abortedWith: Error | undefined
+  /** Neighbours in the engine's list of calls in flight (a list: no hashing per call). */
+  prev: Call | undefined
+  next: Call | undefined
+  tracked = false
+  private finished = false
   constructor(
     readonly event: CheckedEvent,
     readonly hook: HookSpec,
@@ -26,9 +43,25 @@ class Call implements HookCall {
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController()
-      this.inFlight.controllers.add(this.controller)
+      if (this.abortedWith) this.controller.abort(this.abortedWith)
+      else this.track()
     }
     return this.controller.signal
+  }
+
+  onAbort(listener: AbortListener): () => void {
+    const aborted = this.abortedWith
+    if (aborted) {
+      queueMicrotask(() => tell(listener, aborted))
+      return noop
+    }
+    if (this.finished) return noop
+    const current = this.listeners
+    if (current === undefined) this.listeners = listener
+    else if (typeof current === 'function') this.listeners = [current, listener]
+    else current.push(listener)
+    this.track()
+    return () => this.removeListener(listener)
   }
 
   log(line: string): void {
@@ -36,53 +69,113 @@ class Call implements HookCall {
     if (this.logs.length < 100) this.logs.push(String(line).slice(0, 2000))
   }
 
+  /** Aborts the signal (if made) and tells every listener, once. */
+  abort(reason: Error): void {
+    if (this.abortedWith) return
+    this.abortedWith = reason
+    const listeners = this.listeners
+    this.release()
+    this.controller?.abort(reason)
+    if (typeof listeners === 'function') tell(listeners, reason)
+    else if (listeners) for (const listener of listeners) tell(listener, reason)
+  }
+
+  /** The hook is done: the engine no longer reaches it, its listeners are dropped. */
   release(): void {
-    if (this.controller) this.inFlight.controllers.delete(this.controller)
+    this.finished = true
+    this.listeners = undefined
+    if (this.tracked) this.inFlight.remove(this)
+  }
+
+  private track(): void {
+    if (!this.tracked && !this.finished) this.inFlight.add(this)
+  }
+
+  private removeListener(listener: AbortListener): void {
+    const current = this.listeners
+    if (current === listener) this.listeners = undefined
+    else if (Array.isArray(current)) {
+      const at = current.indexOf(listener)
+      if (at >= 0) current.splice(at, 1)
+    }
   }
 }
 
-/** Tracks abort controllers of hooks in flight, so closing the engine can stop them. */
+function noop(): void {}
+
+/** Tells one listener; a listener that throws must not keep the others or the engine from going on. */
+function tell(listener: AbortListener, reason: Error): void {
+  try {
+    listener(reason)
+  } catch {
+    // The hook is being stopped either way; its listener's own failure changes nothing.
+  }
+}
+
+/** Tracks the calls in flight that can be aborted, so closing the engine can stop them. */
 export class InFlight {
-  readonly controllers = new Set<AbortController>()
+  private head: Call | undefined
+
+  add(call: Call): void {
+    call.tracked = true
+    call.prev = undefined
+    call.next = this.head
+    if (this.head) this.head.prev = call
+    this.head = call
+  }
+
+  remove(call: Call): void {
+    call.tracked = false
+    if (call.prev) call.prev.next = call.next
+    else this.head = call.next
+    if (call.next) call.next.prev = call.prev
+    call.prev = undefined
+    call.next = undefined
+  }
+
   abortAll(reason: string): void {
-    for (const c of this.controllers) c.abort(new Error(reason))
-    this.controllers.clear()
+    const calls: Call[] = []
+    for (let call = this.head; call; call = call.next) calls.push(call)
+    for (const call of calls) call.abort(new Error(reason))
   }
 }
 
 /**
- * Executes a hook with a time limit and returns what happened; never throws. A handler
- * that answers synchronously gets its answer back synchronously (no promise, no timer).
+ * Executes a hook with a time limit and hands what happened to `finish`; never throws
+ * unless `finish` does. A handler that answers synchronously is finished synchronously (no
+ * promise, no timer); an asynchronous one gets one timer, and `finish` runs as soon as it
+ * settles or times out, so the caller needs no further promise of its own.
  * @param timeoutMs the hook's own limit, already cut to what is left of the chain budget.
  */
-export function runHook(
+export function runHook<T>(
   hook: HookSpec,
   execute: HookExecutor,
   event: CheckedEvent,
   timeoutMs: number,
   inFlight: InFlight,
-): HookRun | Promise<HookRun> {
+  finish: (run: HookRun) => T,
+): T | Promise<T> {
   const call = new Call(event, hook, inFlight)
   let answer: unknown
   try {
     answer = execute(call)
   } catch (error) {
     call.release()
-    return withLogs({ kind: 'error', message: errorMessage(error) }, call.logs)
+    return finish(withLogs({ kind: 'error', message: errorMessage(error) }, call.logs))
   }
   if (!isPromiseLike(answer)) {
     call.release()
-    return settle(answer, call)
+    return finish(settle(answer, call))
   }
   const pending = answer
-  return new Promise<HookRun>((resolve) => {
+  return new Promise<T>((resolve, reject) => {
     let done = false
     const timer = setTimeout(() => {
       if (done) return
       done = true
-      call.release()
-      call.controller?.abort(new Error(`hook "${hook.name}" timed out after ${timeoutMs} ms`))
-      resolve(withLogs({ kind: 'timeout', message: `timed out after ${timeoutMs} ms` }, call.logs))
+      call.abort(new Error(`hook "${hook.name}" timed out after ${timeoutMs} ms`))
+      const run = withLogs({ kind: 'timeout', message: `timed out after ${timeoutMs} ms` }, call.logs)
+      deliver(run, finish, resolve, reject)
     }, timeoutMs)
     pending.then(
       (value) => {
@@ -90,20 +183,42 @@ export function runHook(
         done = true
         clearTimeout(timer)
         call.release()
-        resolve(settle(value, call))
+        deliver(settle(value, call), finish, resolve, reject)
       },
       (error: unknown) => {
         if (done) return
         done = true
         clearTimeout(timer)
         call.release()
-        resolve(withLogs({ kind: 'error', message: errorMessage(error) }, call.logs))
+        const run = withLogs({ kind: 'error', message: errorMessage(error) }, call.logs)
+        deliver(run, finish, resolve, reject)
       },
     )
   })
 }
 
+/** Settles the promise of an asynchronous hook with what `finish` makes of its run. */
+function deliver<T>(
+  run: HookRun,
+  finish: (run: HookRun) => T,
+  resolve: (value: T) => void,
+  reject: (error: unknown) => void,
+): void {
+  try {
+    resolve(finish(run))
+  } catch (error) {
+    reject(error)
+  }
+}
+
+/** The run of a hook that had no opinion and logged nothing: the most common answer. */
+const ABSTAINED: HookRun = Object.freeze({
+  kind: 'verdict',
+  verdict: Object.freeze({ type: 'abstain' }),
+}) as HookRun
+
 function settle(answer: unknown, call: Call): HookRun {
+  if (answer === undefined && call.logs === undefined) return ABSTAINED
   const normalized = normalizeVerdict(answer, call.event.payload)
   if (!normalized.ok) return withLogs({ kind: 'invalid-answer', message: normalized.error }, call.logs)
   return withLogs({ kind: 'verdict', verdict: normalized.verdict }, call.logs)

@@ -91,16 +91,23 @@ export function hookEnvironment(
   return env
 }
 
+/** How {@link runProcess} is told to stop: an AbortSignal, or a hook call's `onAbort`. */
+export interface ProcessOptions {
+  input: string
+  env: NodeJS.ProcessEnv
+  cwd?: string
+  signal?: AbortSignal
+  /** Used instead of `signal` when given (no AbortSignal needs to exist). */
+  onAbort?: (listener: () => void) => () => void
+  cap?: number
+}
+
 /**
  * Spawns a program in its own process group, writes `input` to its stdin, and collects
  * capped output. Resolves when the process has exited and its pipes closed; on abort, the
  * whole group is killed.
  */
-export function runProcess(
-  file: string,
-  args: string[],
-  options: { input: string; env: NodeJS.ProcessEnv; cwd?: string; signal?: AbortSignal; cap?: number },
-): Promise<ProcessResult> {
+export function runProcess(file: string, args: string[], options: ProcessOptions): Promise<ProcessResult> {
   const cap = options.cap ?? OUTPUT_CAP_BYTES
   return new Promise((resolvePromise, reject) => {
     const child = spawn(file, args, {
@@ -121,15 +128,21 @@ export function runProcess(
       }
     }
     const onAbort = () => killGroup()
-    options.signal?.addEventListener('abort', onAbort, { once: true })
-    if (options.signal?.aborted) killGroup()
+    const signal = options.onAbort ? undefined : options.signal
+    const off = options.onAbort?.(onAbort)
+    signal?.addEventListener('abort', onAbort, { once: true })
+    if (signal?.aborted) killGroup()
+    const stopListening = () => {
+      off?.()
+      signal?.removeEventListener('abort', onAbort)
+    }
     child.stdout.on('data', out.push)
     child.stderr.on('data', err.push)
     child.stdin.on('error', () => undefined)
     child.on('error', (error) => {
       if (settled) return
       settled = true
-      options.signal?.removeEventListener('abort', onAbort)
+      stopListening()
       reject(new Error(`could not start ${file}: ${error.message}`))
     })
     child.on('exit', () => {
@@ -139,7 +152,7 @@ export function runProcess(
     child.on('close', (code, signal) => {
       if (settled) return
       settled = true
-      options.signal?.removeEventListener('abort', onAbort)
+      stopListening()
       resolvePromise({
         code,
         signal,
@@ -201,6 +214,8 @@ export function interpretProcess(result: ProcessResult, call: Pick<HookCall, 'ev
   return verdict.verdict
 }
 
+function noop(): void {}
+
 /** `handler: { type: command, command, args?, shell?, env?, cwd? }`. */
 export const commandHandler: HandlerFactory = {
   type: 'command',
@@ -234,7 +249,9 @@ export const commandHandler: HandlerFactory = {
       const result = await runProcess(file, args, {
         input,
         env,
-        signal: call.signal,
+        ...(call.onAbort
+          ? { onAbort: (listener) => call.onAbort?.(listener) ?? noop }
+          : { signal: call.signal }),
         ...(cwd ? { cwd } : {}),
       })
       if (result.stderr.trim() && result.code === 0) call.log(`stderr: ${result.stderr.trim().slice(0, 500)}`)

@@ -4,6 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { toClaudeOutput } from '../../src/cli/check.js'
+import type { Decision } from '../../src/index.js'
 import { runCli } from '../helpers/cli.js'
 
 const config = 'examples/warden.yaml'
@@ -71,5 +73,50 @@ describe('warden check', () => {
     const configRun = await runCli(['check', '--config', badConfig, 'examples/events/exec-ls.json'])
     expect(configRun.code).toBe(1)
     expect(configRun.stderr).toMatch(/hook "x": timeoutMs must be a number of milliseconds/)
+  })
+
+  it('answers in Claude Code shape for each kind of decision', () => {
+    const base = {
+      id: 'd',
+      reasonCode: [],
+      additionalContext: [],
+      policies: [],
+      trace: [],
+      durationMs: 1,
+      blocking: true,
+    }
+    const post = {
+      ...base,
+      event: 'tool.post',
+      decision: 'modify',
+      reason: 'redacted',
+      payload: { tool: { name: 'Read', input: {}, output: 'SECRET=[redacted]' } },
+    } as Decision
+    expect(toClaudeOutput(post)).toEqual({
+      hookSpecificOutput: { hookEventName: 'PostToolUse', updatedToolOutput: 'SECRET=[redacted]' },
+    })
+    const pre = {
+      ...base,
+      event: 'tool.pre',
+      decision: 'modify',
+      reason: 'rewritten',
+      additionalContext: ['a', 'b'],
+      payload: { tool: { name: 'Bash', input: { command: 'ls' } } },
+    } as Decision
+    expect(toClaudeOutput(pre)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'allow',
+        permissionDecisionReason: 'rewritten',
+        updatedInput: { command: 'ls' },
+        additionalContext: 'a\nb',
+      },
+    })
+    const prompt = { ...base, event: 'user.message', decision: 'deny', reason: 'no secrets' } as Decision
+    expect(toClaudeOutput(prompt)).toEqual({
+      hookSpecificOutput: { hookEventName: 'UserPromptSubmit' },
+      decision: 'block',
+      reason: 'no secrets',
+    })
   })
 })

@@ -45,6 +45,15 @@ describe('hook validation', () => {
     ['unknown top-level field', { ...base, priorty: 3 }, /unknown field "priorty"/],
     ['missing handler', { name: 'x', event: 'tool.pre' }, /handler is required/],
     ['non-integer priority', { ...base, priority: 1.5 }, /priority must be an integer/],
+    ['empty tenant', { ...base, scope: { tenant: '' } }, /scope.tenant must not be empty; omit it/],
+    [
+      'empty agent id',
+      { ...base, scope: { agents: ['a', ''] } },
+      /scope.agents.1 must not be an empty agent id/,
+    ],
+    ['bad version', { ...base, version: 'v2' }, /version must be a positive integer/],
+    ['policy without id', { ...base, policy: { version: '1' } }, /policy.id is required: the policy id/],
+    ['policy as a string', { ...base, policy: 'no-prod' }, /policy must be an object like \{ id: no-prod/],
   ]
   it.each(invalid)('rejects %s', (_label, definition, message) => {
     expect(() => parseHookDefinition(definition)).toThrowError(message)

@@ -122,8 +122,16 @@ describe('command handler: output dialects', () => {
       },
       { decision: 'deny', reason: 'nope' },
     ],
-    ['Claude allow', { hookSpecificOutput: { permissionDecision: 'allow' } }, { decision: 'allow' }],
-    ['Claude defer', { hookSpecificOutput: { permissionDecision: 'defer' } }, { decision: 'allow' }],
+    [
+      'Claude allow',
+      { hookSpecificOutput: { permissionDecision: 'allow' } },
+      { decision: 'allow', trace: [{ outcome: 'allow' }] },
+    ],
+    [
+      'Claude defer (no opinion)',
+      { hookSpecificOutput: { permissionDecision: 'defer' } },
+      { decision: 'allow', trace: [{ outcome: 'abstain' }] },
+    ],
     [
       'Claude ask',
       { hookSpecificOutput: { permissionDecision: 'ask', permissionDecisionReason: 'human please' } },
@@ -165,9 +173,18 @@ describe('command handler: output dialects', () => {
       { decision: 'deny', reason: 'goclaw blocked' },
     ],
     [
+      'loom additionalContext',
+      { continue: true, additionalContext: ['remember the style guide'] },
+      { decision: 'allow', additionalContext: ['remember the style guide'] },
+    ],
+    [
       'GoClaw allow with updatedInput',
-      { decision: 'allow', updatedInput: { cmd: 'true' } },
-      { decision: 'modify', payload: { tool: { input: { cmd: 'true' } } } },
+      { decision: 'allow', reason: 'made safe', updatedInput: { cmd: 'true' } },
+      {
+        decision: 'modify',
+        payload: { tool: { input: { cmd: 'true' } } },
+        trace: [{ outcome: 'modify', reason: 'made safe' }],
+      },
     ],
   ]
   it.each(cases)('%s', async (_label, output, expected) => {
@@ -264,5 +281,10 @@ describe('command handler: isolation and limits', () => {
     const truncated = await decide(nodeHook('json-flood', jsonFlood, { timeoutMs: 20_000 }))
     expect(truncated.decision).toBe('deny')
     expect(truncated.reason).toMatch(/JSON output exceeded 1048576 bytes/)
+    const errFlood =
+      'const chunk = "e".repeat(65536); for (let i = 0; i < 800; i++) process.stderr.write(chunk); process.exit(2)'
+    const denied = await decide(nodeHook('err-flood', errFlood, { timeoutMs: 20_000 }))
+    expect(denied.decision).toBe('deny')
+    expect(denied.reason).toBe('e'.repeat(2000))
   })
 })

@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/core/index.js'
 import { commandHandler, fnHandler } from '../../src/handlers/index.js'
 import { createOutboundClient } from '../../src/net/index.js'
-import { scriptedResolver } from '../net/helpers.js'
 import {
   applyKillSwitch,
   buildEngine,
@@ -19,6 +18,7 @@ import {
   KILL_SWITCH_WARNING,
   parseProfile,
 } from '../../src/sources/index.js'
+import { scriptedResolver } from '../net/helpers.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'warden-profile-'))
 const file = join(dir, 'agent.json')
