@@ -175,11 +175,20 @@ function post(
     method: 'POST',
     headers,
     body,
-    signal: call.signal,
+    // Told of the hook's timeout or the engine closing without making an AbortSignal.
+    ...(call.onAbort
+      ? { onAbort: (listener: (reason: unknown) => void) => onAbort(call, listener) }
+      : { signal: call.signal }),
     // The engine's own timer (the hook's timeoutMs) decides timeouts; this is a backstop.
     timeoutMs: call.hook.timeoutMs + 1000,
   })
 }
+
+function onAbort(call: HookCall, listener: (reason: unknown) => void): () => void {
+  return call.onAbort?.(listener) ?? noop
+}
+
+function noop(): void {}
 
 /** Posts once; on a 5xx or a connection failure waits and posts once more. */
 async function send(

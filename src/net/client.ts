@@ -134,13 +134,15 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     const timeoutMs = req.timeoutMs ?? defaultTimeout
     const stop = new RequestStop()
     const timer = setTimeout(fireTimeout, timeoutMs, stop)
-    const caller = req.signal
+    const caller = req.onAbort ? undefined : req.signal
+    const off = req.onAbort?.((reason) => stop.fire(reason))
     if (caller?.aborted) stop.fire(caller.reason)
     else caller?.addEventListener('abort', stop, { once: true })
     try {
       return await send(req, timeoutMs, stop)
     } finally {
       clearTimeout(timer)
+      off?.()
       caller?.removeEventListener('abort', stop)
     }
   }
@@ -346,7 +348,8 @@ function translate(
     if (e instanceof OutboundError) return e
   }
   const where = redactUrl(url.href)
-  if (caller?.aborted) return new OutboundError('aborted', `the request to ${where} was aborted`)
+  if (caller?.aborted || (stop.aborted && !stop.timedOut))
+    return new OutboundError('aborted', `the request to ${where} was aborted`)
   const code = (error as { code?: string }).code ?? ''
   if (stop.timedOut || /TIMEOUT/.test(code)) {
     return new OutboundError('timeout', `${where} did not answer within ${timeoutMs} ms`)

@@ -10,6 +10,11 @@ export interface OutboundRequest {
   /** Total time for the request including redirects; defaults to the client's. */
   timeoutMs?: number
   signal?: AbortSignal
+  /**
+   * Used instead of `signal` when given: registers a listener told when the caller gives up,
+   * and returns a function that removes it (no AbortSignal needs to exist).
+   */
+  onAbort?: (listener: (reason: unknown) => void) => () => void
   /** Largest response body accepted; defaults to the client's (1 MiB). */
   maxResponseBytes?: number
 }

@@ -39,7 +39,13 @@ const routes: Record<string, (res: import('node:http').ServerResponse, n: number
   '/fail-once': (res, n) =>
     n === 1 ? res.writeHead(500).end() : json(200, { decision: 'allow', reason: 'second try' })(res),
   '/slow': (res) => setTimeout(() => res.end('{}'), 10_000).unref(),
+  '/hang': (res) => {
+    res.on('close', () => {
+      hangClosed = true
+    })
+  },
 }
+let hangClosed = false
 
 beforeAll(async () => {
   hook = await listen('127.0.0.1', (req, res) => {
@@ -184,6 +190,14 @@ describe('http handler: failures', () => {
     expect(denied.trace[0]?.error?.kind).toBe('timeout')
     const allowed = await decide(http('/slow', { timeoutMs: 300, onTimeout: 'allow' }))
     expect(allowed.decision).toBe('allow')
+  })
+
+  it('abandons the request when the hook times out (the connection closes, no backstop wait)', async () => {
+    hangClosed = false
+    const denied = await decide(http('/hang', { timeoutMs: 200 }))
+    expect(denied.trace[0]?.error?.kind).toBe('timeout')
+    // The client's own backstop would fire only at timeoutMs + 1000 ms.
+    await expect.poll(() => hangClosed, { timeout: 700, interval: 20 }).toBe(true)
   })
 
   it('refuses a webhook on a private address unless network.allow lists it, without retrying', async () => {
