@@ -14,14 +14,8 @@ import { type BenchResult, quantile } from './lib.js'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const SERVER = [`${ROOT}node_modules/@modelcontextprotocol/server-everything/dist/index.js`, 'stdio']
-const GATEWAY = [
-  '--import',
-  'tsx',
-  `${ROOT}test/fixtures/mcp/fn-gateway.ts`,
-  '--',
-  process.execPath,
-  ...SERVER,
-]
+/** The gateway under test runs the compiled package, as `warden mcp` does (`npm run bench` builds it). */
+const GATEWAY = [`${ROOT}bench/fixtures/fn-gateway.mjs`, '--', process.execPath, ...SERVER]
 const RELAY = [`${ROOT}test/fixtures/mcp/byte-relay.mjs`, '--', process.execPath, ...SERVER]
 const CALLS = 1000
 const CONCURRENCY = 16
