@@ -41,7 +41,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit,
-    return503OnClosing: true,
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     connectionTimeout: 60_000,
     requestTimeout: 120_000,
@@ -54,16 +54,21 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
   })
 
-  // Responses sent while closing end their keep-alive connection, so that the server can
-  // close once the requests in flight are answered.
+  // Once closing, answers end their keep-alive connection so that the server can close as
+  // soon as the requests in flight are answered, and a request that still arrives on an
+  // open connection gets a JSON-RPC error (HTTP 503) rather than Fastify's own 503 body.
   let closing = false
   app.addHook('preClose', async () => {
     closing = true
   })
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (closing) reply.header('connection', 'close')
-    return payload
-  })
+  const shuttingDown = errorResponse(
+    null,
+    rpcError(
+      RPC_ERRORS.internal,
+      'server',
+      'the Guardian is shutting down; the request was not evaluated, send it again',
+    ),
+  )
 
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers()
@@ -83,10 +88,21 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       if (status >= 500) options.onInternalError?.(error)
       return reply.code(status).send(errorResponse(null, rpc))
     })
+    // Checked as soon as the request line and headers are in, so that a request whose body
+    // was still arriving when the shutdown began is answered, not refused.
+    scope.addHook('onRequest', (_request, reply, done) => {
+      if (!closing) return done()
+      reply
+        .code(503)
+        .header('connection', 'close')
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(JSON.stringify(shuttingDown))
+    })
     scope.post('/aos', async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
       const tenant = request.headers['x-warden-tenant']
       const answer = await service.handleBody(body, tenant === undefined ? {} : { tenant })
+      if (closing) reply.header('connection', 'close')
       if (answer === undefined) return reply.code(204).send()
       return reply
         .code(200)
@@ -95,7 +111,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     })
   })
 
-  app.get('/healthz', async () => ({ status: 'ok', version }))
+  app.get('/healthz', async (_request, reply) => {
+    if (closing) return reply.code(503).header('connection', 'close').send({ status: 'closing', version })
+    return { status: 'ok', version }
+  })
 
   for (const plugin of options.plugins ?? []) await plugin(app)
   await app.ready()

@@ -4,7 +4,13 @@
 
 import { describe, expect, it } from 'vitest'
 import type { CheckedEvent, JsonObject } from '../../src/core/index.js'
-import { createMappingState, eventToRequest, mapRequest, modifiedRequest } from '../../src/protocols/index.js'
+import {
+  completeStepContext,
+  createMappingState,
+  eventToRequest,
+  mapRequest,
+  modifiedRequest,
+} from '../../src/protocols/index.js'
 import { FULL_CONTEXT, METHOD_CASES } from '../server/aos-fixtures.js'
 
 describe('AOS mapping', () => {
@@ -78,5 +84,77 @@ describe('AOS mapping', () => {
       state,
     )
     expect(mapped.payload.tool).toMatchObject({ name: 'send_sms', id: 'exec-1', isError: false })
+  })
+
+  it('maps MCP requests and notifications outbound, results and errors inbound', () => {
+    const map = (params: JsonObject) =>
+      mapRequest({ jsonrpc: '2.0', id: 1, method: 'protocols/MCP', params }, {}, createMappingState())
+    const notification = map({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    expect(notification.event).toBe('mcp.outbound')
+    expect(notification.payload).toEqual({
+      mcp: {
+        message: { jsonrpc: '2.0', method: 'notifications/initialized' },
+        direction: 'outbound',
+        method: 'notifications/initialized',
+      },
+    })
+    const failed = map({ message: { jsonrpc: '2.0', id: 4, error: { code: -32000, message: 'no' } } })
+    expect(failed.event).toBe('mcp.inbound')
+    expect(failed.payload.mcp).toMatchObject({ direction: 'inbound' })
+    expect(failed.payload.tool).toBeUndefined()
+    const call = map({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'exec', arguments: { cmd: 'ls' } },
+    })
+    expect(call.payload.tool).toEqual({ name: 'exec', input: { cmd: 'ls' } })
+  })
+
+  it('gives A2A hooks the payload, context.from and context.to, and the sender as the agent', () => {
+    const a2a = METHOD_CASES.find((c) => c.method === 'message/send')
+    const params = a2a?.params as JsonObject
+    const mapped = mapRequest(
+      { jsonrpc: '2.0', id: 1, method: 'message/send', params },
+      {},
+      createMappingState(),
+    )
+    const context = params.context as JsonObject
+    expect(mapped.payload.a2a).toEqual({
+      method: 'message/send',
+      payload: params.payload,
+      from: context.from,
+      to: context.to,
+    })
+    expect(mapped.context.agent).toEqual({ name: 'Client agent', url: 'https://client.example' })
+  })
+
+  it('completes a StepContext to what both schemas require, keeping what was sent', () => {
+    const sent: JsonObject = {
+      agent: { id: 'a', name: 'A', provider: { name: 'Acme' } },
+      session: { id: 's' },
+      turnId: 't',
+      user: { id: 'u' },
+      custom: { kept: true },
+    }
+    expect(completeStepContext(sent)).toEqual({
+      agent: {
+        id: 'a',
+        name: 'A',
+        url: '',
+        instructions: '',
+        version: '',
+        provider: { name: 'Acme', url: '' },
+        identity: { signatures: [] },
+      },
+      session: { id: 's' },
+      turnId: 't',
+      stepId: '',
+      timestamp: expect.any(String),
+      identity: { signatures: [] },
+      user: { id: 'u' },
+      custom: { kept: true },
+    })
+    expect(completeStepContext(FULL_CONTEXT)).toEqual(FULL_CONTEXT)
   })
 })

@@ -1,17 +1,19 @@
 // Real `warden serve` processes: two remote Guardians composed by a local Warden through
 // `guardians:` (any deny is a deny, modifies merge in declared order, allow needs all, an
-// unreachable Guardian fails closed), and graceful shutdown on SIGTERM losing no request
-// in flight.
+// unreachable Guardian fails closed), and graceful shutdown on SIGTERM and SIGINT losing
+// no request in flight. The local Warden reaches the remote ones through a relay that
+// checks every answer they give against both AOS schemas.
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer as createHttpServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { buildEngine, parseConfig } from '../../src/sources/index.js'
 import { cliArgs, ROOT } from '../helpers/cli.js'
 import { FULL_CONTEXT } from './aos-fixtures.js'
-import { postAos, startGuardian } from './aos-helper.js'
+import { expectValidResponse, postAos, startGuardian } from './aos-helper.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'warden-aos-'))
 const children: ChildProcess[] = []
@@ -21,12 +23,13 @@ interface Served {
   child: ChildProcess
   exited: Promise<number | null>
   stderr: () => string
+  stdout: () => string
 }
 
-/** Starts `warden serve` on a free loopback port with the given config text. */
-async function serve(name: string, yaml: string): Promise<Served> {
-  const config = join(dir, `${name}.yaml`)
-  writeFileSync(config, yaml)
+/** Starts `warden serve` on a free loopback port with the given config text or file. */
+async function serve(name: string, yaml: string | { file: string }): Promise<Served> {
+  const config = typeof yaml === 'string' ? join(dir, `${name}.yaml`) : yaml.file
+  if (typeof yaml === 'string') writeFileSync(config, yaml)
   const child = spawn(
     process.execPath,
     cliArgs(['serve', '--config', config, '--port', '0', '--db', join(dir, `${name}.db`)]),
@@ -46,7 +49,7 @@ async function serve(name: string, yaml: string): Promise<Served> {
     const timer = setTimeout(() => reject(new Error(`${name} did not start: ${stderr}`)), 45_000)
     child.stdout?.on('data', (d) => {
       stdout += d
-      const match = /listening on (http:\/\/[^\s]+)\/aos/.exec(stdout)
+      const match = /listening on (http:\/\/[^\s]+)\/aos[\s\S]*curl [^\n]*\n/.exec(stdout)
       if (match?.[1]) {
         clearTimeout(timer)
         resolve(match[1])
@@ -54,7 +57,7 @@ async function serve(name: string, yaml: string): Promise<Served> {
     })
     void exited.then((code) => reject(new Error(`${name} exited with ${code}: ${stderr}`)))
   })
-  return { url, child, exited, stderr: () => stderr }
+  return { url, child, exited, stderr: () => stderr, stdout: () => stdout }
 }
 
 /** A command hook script answering in the GoClaw dialect. */
@@ -102,13 +105,58 @@ function request(content: string) {
   }
 }
 
+const relays: Server[] = []
+const relayed = { answers: 0, invalid: [] as string[] }
+
+/** A loopback relay to a remote Guardian that validates each of its answers. */
+async function relay(target: string): Promise<string> {
+  const server = createHttpServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const tenant = req.headers['x-warden-tenant']
+    const response = await fetch(`${target}/aos`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(tenant ? { 'x-warden-tenant': String(tenant) } : {}),
+      },
+      body: Buffer.concat(chunks),
+    })
+    const text = await response.text()
+    try {
+      expectValidResponse(JSON.parse(text))
+      relayed.answers++
+    } catch (error) {
+      relayed.invalid.push(String(error))
+    }
+    res.writeHead(response.status, { 'content-type': 'application/json' })
+    res.end(text)
+  })
+  relays.push(server)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+}
+
 let a: Served
 let b: Served
 beforeAll(async () => {
-  ;[a, b] = await Promise.all([serve('a', remoteYaml(guardianA())), serve('b', remoteYaml(guardianB()))])
+  const [servedA, servedB] = await Promise.all([
+    serve('a', remoteYaml(guardianA())),
+    serve('b', remoteYaml(guardianB())),
+  ])
+  a = { ...servedA, url: await relay(servedA.url) }
+  b = { ...servedB, url: await relay(servedB.url) }
 }, 90_000)
+afterEach(() => {
+  expect(relayed.invalid).toEqual([])
+})
 afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+  for (const server of relays) {
+    server.closeAllConnections()
+    server.close()
+  }
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -144,6 +192,7 @@ describe('composition of remote Guardians', () => {
         (i: { name: string }) => i.name === 'shared',
       )
       expect(shared.value).toBe('a')
+      expect(relayed.answers).toBeGreaterThanOrEqual(4)
     } finally {
       await ab.close()
       await ba.close()
@@ -179,23 +228,42 @@ describe('composition of remote Guardians', () => {
   })
 })
 
-describe('graceful shutdown', () => {
-  it('finishes requests in flight on SIGTERM, then exits 0', async () => {
-    const slow = script(
-      'slow',
-      `  setTimeout(() => console.log(JSON.stringify({ decision: 'allow' })), 1500)`,
-    )
-    const served = await serve('slow', remoteYaml(slow))
-    const inFlight = [1, 2, 3].map((i) => postAos(served.url, { ...request(`slow-${i}`), id: i }))
-    await new Promise((resolve) => setTimeout(resolve, 500))
-    served.child.kill('SIGTERM')
-    const answers = await Promise.all(inFlight)
-    for (const [i, answer] of answers.entries()) {
-      expect(answer.status).toBe(200)
-      expect(answer.body).toMatchObject({ id: i + 1, result: { decision: 'allow' } })
+describe('warden serve --config examples/warden.yaml (what npm start runs)', () => {
+  it('prints its URL and a ready-to-paste curl whose request the example hooks deny', async () => {
+    const served = await serve('examples', { file: join(ROOT, 'examples', 'warden.yaml') })
+    try {
+      const curl = /curl -s (\S+)\/aos -H 'content-type: application\/json' -d '([^']+)'/.exec(
+        served.stdout(),
+      )
+      expect(curl?.[1]).toBe(served.url)
+      const answer = await postAos(served.url, JSON.parse(curl?.[2] ?? '{}'))
+      expect(answer.body.result).toMatchObject({ decision: 'deny', reasonCode: ['no-destructive-shell'] })
+    } finally {
+      served.child.kill('SIGTERM')
+      await served.exited
     }
-    expect(await served.exited).toBe(0)
-    expect(served.stderr()).toContain('SIGTERM')
-    await expect(fetch(`${served.url}/healthz`)).rejects.toThrow()
   }, 60_000)
+})
+
+describe('graceful shutdown', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`finishes requests in flight on ${signal}, then exits 0`, async () => {
+      const slow = script(
+        `slow-${signal}`,
+        `  setTimeout(() => console.log(JSON.stringify({ decision: 'allow' })), 1500)`,
+      )
+      const served = await serve(`slow-${signal}`, remoteYaml(slow))
+      const inFlight = [1, 2, 3].map((i) => postAos(served.url, { ...request(`slow-${i}`), id: i }))
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      served.child.kill(signal)
+      const answers = await Promise.all(inFlight)
+      for (const [i, answer] of answers.entries()) {
+        expect(answer.status).toBe(200)
+        expect(answer.body).toMatchObject({ id: i + 1, result: { decision: 'allow' } })
+      }
+      expect(await served.exited).toBe(0)
+      expect(served.stderr()).toContain(signal)
+      await expect(fetch(`${served.url}/healthz`)).rejects.toThrow()
+    }, 60_000)
+  }
 })

@@ -72,10 +72,39 @@ export function toStepContext(context: EventContext): JsonObject {
     if (OWN_KEYS.has(key) || key === 'cwd' || value === undefined) continue
     step[key] = value as JsonObject[string]
   }
-  step.agent ??= { id: 'unknown', name: 'unknown' }
-  step.session ??= { id: 'unknown' }
-  step.timestamp ??= new Date().toISOString()
-  return step
+  return completeStepContext(step)
+}
+
+const UNSIGNED: JsonObject = { signatures: [] }
+
+function withDefaults(value: unknown, defaults: JsonObject): JsonObject {
+  return isObject(value) ? { ...defaults, ...value } : { ...defaults }
+}
+
+/**
+ * A StepContext with what both AOS schemas require filled in where the sender left it out
+ * (the spec's own examples have no `agent.url` and no `identity`): unknown ids, empty
+ * strings, an unsigned `identity`. Fields that are present are kept as they are.
+ */
+export function completeStepContext(context: JsonObject): JsonObject {
+  const agent = withDefaults(context.agent, {
+    id: 'unknown',
+    name: 'unknown',
+    url: '',
+    instructions: '',
+    version: '',
+  })
+  agent.provider = withDefaults(agent.provider, { name: '', url: '' })
+  agent.identity ??= UNSIGNED
+  return {
+    ...context,
+    agent,
+    session: withDefaults(context.session, { id: 'unknown' }),
+    turnId: context.turnId ?? '',
+    stepId: context.stepId ?? '',
+    timestamp: context.timestamp ?? new Date().toISOString(),
+    identity: context.identity ?? UNSIGNED,
+  }
 }
 
 /** The name of a tool from `context.agent.tools[]` (ToolDefinition id → name), else the id. */

@@ -2,6 +2,7 @@
 // code and a `data` naming the field), decoding a raw body (UTF-8, nesting depth, JSON) and
 // checking the envelope of one request before any method sees it.
 
+import { isUtf8 } from 'node:buffer'
 import type { Json, JsonObject } from '../../core/index.js'
 
 /** The JSON-RPC error codes AOS uses. */
@@ -65,21 +66,14 @@ export function rpcError(code: number, field: string, reason: string): RpcError 
   return new RpcError(code, { field, reason })
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true })
-
 /**
  * Decodes a request body: valid UTF-8, nesting no deeper than `maxDepth`, valid JSON.
  * @throws RpcError -32700 (not UTF-8, not JSON) or -32600 (nested too deep).
  */
 export function decodeBody(body: Uint8Array, maxDepth: number): unknown {
-  let text: string
-  try {
-    text = utf8.decode(body)
-  } catch {
-    throw rpcError(RPC_ERRORS.parse, 'body', 'the body is not valid UTF-8')
-  }
-  const depth = nestingDepth(text, maxDepth)
-  if (depth > maxDepth) {
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+  if (!isUtf8(bytes)) throw rpcError(RPC_ERRORS.parse, 'body', 'the body is not valid UTF-8')
+  if (nestingDepth(bytes, maxDepth) > maxDepth) {
     throw rpcError(
       RPC_ERRORS.invalidRequest,
       'body',
@@ -87,30 +81,46 @@ export function decodeBody(body: Uint8Array, maxDepth: number): unknown {
     )
   }
   try {
-    return JSON.parse(text)
+    return JSON.parse(bytes.toString('utf8'))
   } catch (error) {
     throw rpcError(RPC_ERRORS.parse, 'body', `the body is not valid JSON: ${(error as Error).message}`)
   }
 }
 
-/** The deepest bracket nesting of a JSON text (strings skipped); stops counting past `cap`. */
-function nestingDepth(text: string, cap: number): number {
+const QUOTE = 34
+const BACKSLASH = 92
+const OPEN = [123, 91] as const
+const CLOSE_BRACE = 125
+const CLOSE_BRACKET = 93
+
+/**
+ * The deepest bracket nesting of a JSON text (strings skipped), read from its UTF-8 bytes
+ * (multi-byte characters never contain ASCII bytes); stops counting past `cap`. A body
+ * with no more than `cap` opening brackets in all cannot nest deeper, which the native
+ * search settles without the byte-by-byte scan.
+ */
+function nestingDepth(bytes: Buffer, cap: number): number {
+  let opening = 0
+  for (const open of OPEN) {
+    for (let at = bytes.indexOf(open); at >= 0 && opening <= cap; at = bytes.indexOf(open, at + 1)) opening++
+  }
+  if (opening <= cap) return opening
   let depth = 0
   let deepest = 0
   let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i] as number
     if (inString) {
-      if (c === 92) i++
-      else if (c === 34) inString = false
-    } else if (c === 34) inString = true
-    else if (c === 123 || c === 91) {
+      if (c === BACKSLASH) i++
+      else if (c === QUOTE) inString = false
+    } else if (c === QUOTE) inString = true
+    else if (c === OPEN[0] || c === OPEN[1]) {
       depth++
       if (depth > deepest) {
         deepest = depth
         if (deepest > cap) return deepest
       }
-    } else if (c === 125 || c === 93) depth--
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
   }
   return deepest
 }

@@ -3,7 +3,8 @@
 // `modifiedRequest`, event → request for a remote Guardian.
 
 import type { CheckedEvent, EventName, JsonObject } from '../../core/index.js'
-import type { RequestMeta } from './context.js'
+import { completeStepContext, type RequestMeta } from './context.js'
+import { isObject } from './fields.js'
 import { RPC_ERRORS, type RpcId, type RpcRequest, rpcError } from './jsonrpc.js'
 import type { MappedEvent, MappingState, MethodMapping } from './mapping.js'
 import {
@@ -52,7 +53,8 @@ export function mapRequest(request: RpcRequest, meta: RequestMeta, state: Mappin
 
 /**
  * The complete AOS request a modify decision stands for: same method and id, the params
- * with the changed parts put back in AOS shape.
+ * with the changed parts put back in AOS shape, and a `steps/*` context completed to what
+ * the schemas require (see {@link completeStepContext}).
  * @throws Error when the modified payload cannot be expressed in AOS.
  */
 export function modifiedRequest(
@@ -62,12 +64,11 @@ export function modifiedRequest(
 ): JsonObject {
   const mapping = MAPPINGS[request.method]
   if (!mapping) throw new Error(`no AOS mapping for ${request.method}`)
-  return {
-    jsonrpc: '2.0',
-    id: request.id,
-    method: request.method,
-    params: mapping.toParams(request.params, original, modified),
+  let params = mapping.toParams(request.params, original, modified)
+  if (request.method.startsWith('steps/') && isObject(params.context)) {
+    params = { ...params, context: completeStepContext(params.context) }
   }
+  return { jsonrpc: '2.0', id: request.id, method: request.method, params }
 }
 
 const ENCODERS = { ...STEP_ENCODERS, ...WIRE_ENCODERS }
