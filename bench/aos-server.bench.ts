@@ -79,9 +79,10 @@ function cpuRoute(app: FastifyInstance): void {
   })
 }
 
+/** Warden runs the compiled package (dist/), as `warden serve` does; `npm run bench` builds it. */
 async function serveWarden(): Promise<string> {
-  const { createEngine } = await import('../src/index.js')
-  const { createServer, listen } = await import('../src/server/index.js')
+  const { createEngine } = await import('../dist/index.js')
+  const { createServer, listen } = await import('../dist/server/index.js')
   const allow = () => ({ decision: 'allow' })
   const fn = (f: () => unknown) => ({ type: 'fn', fn: f })
   const engine = createEngine({
