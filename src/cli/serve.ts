@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util'
 import { openPersistence, type Persistence } from '../audit/index.js'
 import type { HookDefinition } from '../core/index.js'
 import type { TokenLedger } from '../handlers/index.js'
-import { metricsPlugin, traceEngine } from '../observability/index.js'
+import { createLogger, metricsPlugin, traceEngine } from '../observability/index.js'
 import { createServer, installShutdown, LISTEN_DEFAULTS, listen } from '../server/index.js'
 import {
   attachHookDir,
@@ -117,15 +117,21 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1
   }
   const host = parsed.values.host ?? section.host ?? LISTEN_DEFAULTS.host
+  // Background problems (audit writes, refused records, internal errors) as JSON lines on
+  // stderr, secrets redacted; the start-up lines above and below stay for people.
+  const logger = createLogger({
+    ...(io.env.WARDEN_LOG_LEVEL ? { level: io.env.WARDEN_LOG_LEVEL } : {}),
+    destination: { write: (line: string) => void io.stderr(line) },
+  })
   let persistence: Persistence
   try {
     persistence = await openPersistence({
+      logger,
       db: parsed.values.db,
       config: config?.raw,
       breaker: config?.limits.breaker,
       env: io.env,
       cwd: io.cwd,
-      onError: (error) => io.stderr(`warden serve: ${error.message}\n`),
     })
   } catch (error) {
     io.stderr(`warden serve: ${(error as Error).message}\n`)
@@ -179,7 +185,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     ...(section.maxDepth ? { maxDepth: section.maxDepth } : {}),
     plugins: [metricsPlugin(persistence.metrics)],
     onInternalError: (error) =>
-      io.stderr(`warden serve: internal error: ${(error as Error)?.stack ?? String(error)}\n`),
+      logger.error(error instanceof Error ? error : { err: String(error) }, 'internal error'),
   })
   let url: string
   try {

@@ -29,7 +29,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-function serve(args: string[]): Promise<{ url: string; child: ChildProcess }> {
+function serve(args: string[]): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
   const child = spawn(process.execPath, cliArgs(['serve', '--port', '0', ...args]), {
     cwd: ROOT,
     env,
@@ -48,7 +48,7 @@ function serve(args: string[]): Promise<{ url: string; child: ChildProcess }> {
       const match = /listening on (http:\/\/[^\s]+)\/aos/.exec(out)
       if (match?.[1]) {
         clearTimeout(timer)
-        resolve({ url: match[1], child })
+        resolve({ url: match[1], child, stderr: () => err })
       }
     })
     child.on('exit', () => reject(new Error(`serve exited: ${out}${err}`)))
@@ -130,6 +130,31 @@ describe('warden serve with a store', () => {
     expect(hidden.code).toBe(1)
     expect(hidden.stderr).toContain(`no decision "${rows[0].id}" for tenant globex`)
   }, 90_000)
+
+  it('logs refused audit records as a JSON warning on stderr and counts them in /metrics', async () => {
+    const config = join(dir, 'tiny-queue.yaml')
+    writeFileSync(config, `audit: { mode: async, batchSize: 1, maxQueue: 1, intervalMs: 1000 }\n${DENY_RM}`)
+    const { url, child, stderr } = await serve(['--config', config, '--db', join(dir, 'tiny-queue.db')])
+    const answers = await Promise.all(Array.from({ length: 40 }, () => askRm(url)))
+    const refused = answers.filter((a) => /could not be recorded/.test(a.message))
+    expect(refused.length).toBeGreaterThan(0)
+    expect(refused.every((a) => a.decision === 'deny')).toBe(true)
+    await expect.poll(() => stderr(), { timeout: 5000 }).toMatch(/"level":40/)
+    const line = stderr()
+      .split('\n')
+      .find((l) => l.includes('"level":40'))
+    const logged = JSON.parse(line ?? '{}') as {
+      service?: string
+      audit?: { dropped?: number }
+      msg?: string
+    }
+    expect(logged.service).toBe('warden')
+    expect(logged.audit?.dropped).toBeGreaterThan(0)
+    expect(logged.msg).toMatch(/maxQueue/)
+    const metrics = await (await fetch(`${url}/metrics`)).text()
+    expect(metrics).toMatch(/warden_audit_dropped_total\{[^}]*cause="queue-full"[^}]*\} [1-9]/)
+    expect(await stop(child)).toBe(0)
+  })
 
   it('two servers on one PostgreSQL see a stored hook within 1 s', async (ctx) => {
     if (!pgDb) ctx.skip()
