@@ -195,7 +195,8 @@ export function createEngine(options: EngineOptions): Engine {
     }
     if (core.payload !== undefined) decision.payload = core.payload
     if (core.approval !== undefined) decision.approval = core.approval
-    return record(decision, event)
+    // Awaited rather than returned: an async function handing back a promise costs ticks.
+    return options.recorder ? await record(decision, event) : decision
   }
 
   function resolveName(given: string): ResolvedName | undefined {

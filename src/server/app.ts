@@ -5,7 +5,14 @@
 
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Engine } from '../core/index.js'
-import { AOS_DEFAULTS, createAosService, errorResponse, RPC_ERRORS, rpcError } from '../protocols/index.js'
+import {
+  AOS_DEFAULTS,
+  createAosService,
+  encodeReply,
+  errorResponse,
+  RPC_ERRORS,
+  rpcError,
+} from '../protocols/index.js'
 
 /** Something that adds routes to the app (e.g. `/metrics`, `/ws`). */
 export type ServerPlugin = (app: FastifyInstance) => void | Promise<void>
@@ -107,7 +114,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       return reply
         .code(200)
         .header('content-type', 'application/json; charset=utf-8')
-        .send(JSON.stringify(answer))
+        .send(encodeReply(answer))
     })
   })
 

@@ -25,29 +25,45 @@ export function fromStepContext(
   requestId?: string,
 ): EventContext {
   const context = requireObject(raw, field)
-  for (const key of ['agent', 'session', 'user', 'identity'] as const) {
-    optionalOf(context[key], 'object', `${field}.${key}`)
-  }
-  for (const key of ['turnId', 'stepId', 'timestamp'] as const) {
-    optionalOf(context[key], 'string', `${field}.${key}`)
-  }
+  // Field names are only spelled out for a value of the wrong type (the common case
+  // builds no strings).
+  for (const key of OBJECT_KEYS) checkOptional(context, key, 'object', field)
+  for (const key of STRING_KEYS) checkOptional(context, key, 'string', field)
   const agent = context.agent
   if (isObject(agent)) {
-    optionalOf(agent.id, 'string', `${field}.agent.id`)
-    optionalOf(agent.name, 'string', `${field}.agent.name`)
-    optionalOf(agent.tools, 'array', `${field}.agent.tools`)
+    checkOptional(agent, 'id', 'string', field, 'agent')
+    checkOptional(agent, 'name', 'string', field, 'agent')
+    checkOptional(agent, 'tools', 'array', field, 'agent')
   }
   const user = context.user
   if (isObject(user)) {
-    optionalOf(user.organization, 'object', `${field}.user.organization`)
+    checkOptional(user, 'organization', 'object', field, 'user')
     const org = user.organization
-    if (isObject(org)) optionalOf(org.id, 'string', `${field}.user.organization.id`)
+    if (isObject(org)) checkOptional(org, 'id', 'string', field, 'user.organization')
   }
   const result: EventContext = {}
-  for (const [key, value] of Object.entries(context)) {
-    if (!OWN_KEYS.has(key)) result[key] = value
+  for (const key in context) {
+    if (!OWN_KEYS.has(key)) result[key] = context[key]
   }
   return withTenant(result, meta, requestId)
+}
+
+const OBJECT_KEYS = ['agent', 'session', 'user', 'identity'] as const
+const STRING_KEYS = ['turnId', 'stepId', 'timestamp'] as const
+
+/** {@link optionalOf} on `object[key]`, naming `field.path.key` only when it fails. */
+function checkOptional(
+  object: JsonObject,
+  key: string,
+  type: 'string' | 'object' | 'array',
+  field: string,
+  path?: string,
+): void {
+  const value = object[key]
+  if (value === undefined) return
+  const ok =
+    type === 'object' ? isObject(value) : type === 'array' ? Array.isArray(value) : typeof value === type
+  if (!ok) optionalOf(value, type, path === undefined ? `${field}.${key}` : `${field}.${path}.${key}`)
 }
 
 /** An event context for methods without a StepContext (MCP) or with an A2A one. */

@@ -54,11 +54,15 @@ function inputsOf(request: JsonObject): JsonObject[] {
     requireArray(request.inputs, 'params.toolCallRequest.inputs'),
     'params.toolCallRequest.inputs',
   )
-  inputs.forEach((entry, i) => {
-    requireString(entry.name, `params.toolCallRequest.inputs[${i}].name`)
+  for (let i = 0; i < inputs.length; i++) {
+    const entry = inputs[i] as JsonObject
+    // The field is named only when it is wrong: the common case builds no strings.
+    if (typeof entry.name !== 'string' || entry.name.length === 0) {
+      requireString(entry.name, `params.toolCallRequest.inputs[${i}].name`)
+    }
     if (!('value' in entry))
       invalid(`params.toolCallRequest.inputs[${i}].value`, 'is required (use null for no value)')
-  })
+  }
   return inputs
 }
 
