@@ -106,6 +106,15 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         .send(JSON.stringify(shuttingDown))
     })
     scope.post('/aos', async (request, reply) => {
+      const encoding = request.headers['content-encoding']
+      if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+        const rpc = rpcError(
+          RPC_ERRORS.invalidRequest,
+          'content-encoding',
+          `content-encoding "${encoding.slice(0, 40)}" is not supported; send the body uncompressed`,
+        )
+        return reply.code(415).send(errorResponse(null, rpc))
+      }
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
       const tenant = request.headers['x-warden-tenant']
       const answer = await service.handleBody(body, tenant === undefined ? {} : { tenant })

@@ -364,6 +364,21 @@ describe('http', () => {
     expect(await response.json()).toMatchObject({ status: 'ok' })
   })
 
+  it('refuses a compressed body with a JSON-RPC error naming content-encoding', async () => {
+    const answer = await guardian.post(
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+      { 'content-encoding': 'gzip' },
+    )
+    expect(answer.status).toBe(415)
+    expect(answer.body.error).toMatchObject({ code: -32600, data: { field: 'content-encoding' } })
+    expect(answer.body.error.data.reason).toMatch(/"gzip" is not supported; send the body uncompressed/)
+    const plain = await guardian.post(
+      { jsonrpc: '2.0', id: 4, method: 'ping' },
+      { 'content-encoding': 'identity' },
+    )
+    expect(plain.body.result.status).toBe('connected')
+  })
+
   it('answers a body over the limit with a JSON-RPC error, and keeps serving', async () => {
     const g = await startGuardian({ bodyLimitBytes: 2048 })
     try {
