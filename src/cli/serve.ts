@@ -23,6 +23,9 @@ import {
 } from '../sources/index.js'
 import type { CliIo } from './io.js'
 
+/** Longest wait for the audit trail's last records at shutdown, after requests are done. */
+const AUDIT_FLUSH_DEADLINE_MS = 30_000
+
 const HELP = `usage: warden serve [--port 7070] [--host 127.0.0.1] [--config warden.yaml] [--db URL] [--hooks DIR]
 
 Runs Warden as an AOS Guardian: JSON-RPC 2.0 on POST /aos (every AOS method, batches,
@@ -218,7 +221,17 @@ export async function run(args: string[], io: CliIo): Promise<number> {
             done(1)
           },
         )
-        setTimeout(() => process.exit(code), 10_000).unref()
+        // A database that cannot take the last records within the deadline must not pass
+        // for a clean exit: say how many were left, and exit 1.
+        setTimeout(() => {
+          const left = persistence.writer.queueDepth()
+          if (left > 0)
+            logger.error(
+              { audit: { unwritten: left } },
+              `${left} audit record(s) were not written before the shutdown deadline`,
+            )
+          process.exit(left > 0 ? 1 : code)
+        }, AUDIT_FLUSH_DEADLINE_MS).unref()
       },
     })
   })
