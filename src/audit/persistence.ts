@@ -6,7 +6,7 @@
 // flushes the audit trail, then closes.
 
 import { resolve } from 'node:path'
-import type { BreakerOptions, Engine, Recorder } from '../core/index.js'
+import type { BreakerOptions, DecisionRecord, Engine, Recorder } from '../core/index.js'
 import { activeTraceId, createMetrics, type Logger, type WardenMetrics } from '../observability/index.js'
 import { createSecretBox, DEFAULT_KEY_FILE } from '../secrets/index.js'
 import {
@@ -21,7 +21,7 @@ import {
 } from '../store/index.js'
 import { createDropReporter, describeDrops } from './drops.js'
 import { auditOptionsFromSetting } from './options.js'
-import { type AuditWriter, createAuditWriter, fanOutRecorders } from './writer.js'
+import { type AuditWriter, createAuditWriter } from './writer.js'
 
 /** Options of {@link openPersistence}. */
 export interface PersistenceOptions {
@@ -111,7 +111,7 @@ export async function openPersistence(options: PersistenceOptions = {}): Promise
     writer,
     breaker,
     metrics,
-    recorder: fanOutRecorders([metrics.recorder, writer]),
+    recorder: countedAsAnswered(writer, metrics.recorder),
     async attach(engine) {
       const sync = await syncHooksFromStore(engine, store, { onError: report })
       syncs.push(sync)
@@ -126,6 +126,39 @@ export async function openPersistence(options: PersistenceOptions = {}): Promise
         drops.close()
         await store.close()
       }
+    },
+  }
+}
+
+/**
+ * Hands each decision to the audit writer, then to the metrics with the answer the caller
+ * got: a blocking decision whose record the writer refused was denied by the engine, and
+ * is counted as that deny, not as what the hooks decided.
+ */
+function countedAsAnswered(writer: Recorder, metrics: Recorder): Recorder {
+  const refused = (record: DecisionRecord, error: unknown): never => {
+    const { decision } = record
+    if (decision.blocking) void metrics.record({ ...record, decision: { ...decision, decision: 'deny' } })
+    else void metrics.record(record)
+    throw error
+  }
+  return {
+    record(record) {
+      let written: void | Promise<void>
+      try {
+        written = writer.record(record)
+      } catch (error) {
+        return refused(record, error)
+      }
+      if (!written) return metrics.record(record)
+      return written.then(
+        () => metrics.record(record),
+        (error: unknown) => refused(record, error),
+      )
+    },
+    breakerTripped(trip, hook) {
+      void metrics.breakerTripped?.(trip, hook)
+      return writer.breakerTripped?.(trip, hook)
     },
   }
 }

@@ -61,6 +61,9 @@ describe('refused audit records', () => {
     expect(metrics).toContain(
       'warden_audit_dropped_total{event="session.start",blocking="false",cause="queue-full"} 1',
     )
+    // Decisions are counted as the caller was answered: the refused ones as denies.
+    expect(metrics).toContain('warden_decisions_total{event="tool.pre",decision="deny"} 19')
+    expect(metrics).toContain('warden_decisions_total{event="tool.pre",decision="allow"} 1')
     await engine.close()
     await persistence.close()
 
