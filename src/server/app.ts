@@ -8,7 +8,6 @@ import type { Engine } from '../core/index.js'
 import {
   AOS_DEFAULTS,
   createAosService,
-  encodeReply,
   errorResponse,
   RPC_ERRORS,
   rpcError,
@@ -123,7 +122,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       return reply
         .code(200)
         .header('content-type', 'application/json; charset=utf-8')
-        .send(encodeReply(answer))
+        .send(JSON.stringify(answer))
     })
   })
 

@@ -4,7 +4,6 @@
 export { aosEvents, createAosGuardianCodec } from './codec.js'
 export type { RequestMeta } from './context.js'
 export { checkTenant, completeStepContext, fromStepContext, toolName, toStepContext } from './context.js'
-export { encodeReply } from './encode.js'
 export type { RpcErrorData, RpcId, RpcRequest } from './jsonrpc.js'
 export {
   checkEnvelope,
