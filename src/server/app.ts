@@ -5,13 +5,7 @@
 
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Engine } from '../core/index.js'
-import {
-  AOS_DEFAULTS,
-  createAosService,
-  errorResponse,
-  RPC_ERRORS,
-  rpcError,
-} from '../protocols/index.js'
+import { AOS_DEFAULTS, createAosService, errorResponse, RPC_ERRORS, rpcError } from '../protocols/index.js'
 
 /** Something that adds routes to the app (e.g. `/metrics`, `/ws`). */
 export type ServerPlugin = (app: FastifyInstance) => void | Promise<void>
