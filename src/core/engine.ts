@@ -273,19 +273,9 @@ export function createEngine(options: EngineOptions): Engine {
         durationMs: 0,
         blocking,
       }
-      if (!options.recorder) return Promise.resolve(decision)
-      const event: CheckedEvent = {
-        event: name,
-        payload: input.payload as JsonObject,
-        context: context ?? EMPTY_CONTEXT,
-      }
-      return record(decision, event)
+      return options.recorder ? record(decision, checked(name, input)) : Promise.resolve(decision)
     }
-    const event: CheckedEvent = {
-      event: name,
-      payload: input.payload as JsonObject,
-      context: context ?? EMPTY_CONTEXT,
-    }
+    const event = checked(name, input)
     const started = clock.now()
     const size = payloadBytes(event.payload, limits.maxPayloadBytes)
     if (size > limits.maxPayloadBytes) {
@@ -382,6 +372,11 @@ interface ResolvedName {
   check: ShapeCheck
   /** The deepest `context.depth` allowed (one less for `subagent.start`, which adds a level). */
   depthCap: number
+}
+
+/** The event as the hooks and the recorder see it, once its name and shape are checked. */
+function checked(name: EventName, input: DispatchInput): CheckedEvent {
+  return { event: name, payload: input.payload as JsonObject, context: input.context ?? EMPTY_CONTEXT }
 }
 
 /** The clock, read once (the global is a getter in Node). */
