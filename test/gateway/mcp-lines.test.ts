@@ -146,4 +146,16 @@ describe('LineTransport', () => {
     await new Promise<void>((resolve) => process.nextTick(resolve))
     expect(writes).toHaveLength(2)
   })
+
+  it('writes what was sent in the same turn before it closes, so the owner may end the stream', async () => {
+    const output = new PassThrough()
+    const transport = new LineTransport(new PassThrough(), output, 1024)
+    await transport.start()
+    void transport.send({ jsonrpc: '2.0', id: 9, error: { code: -32003, message: 'denied' } })
+    await transport.close()
+    output.end()
+    let text = ''
+    for await (const chunk of output) text += String(chunk)
+    expect(text).toBe('{"jsonrpc":"2.0","id":9,"error":{"code":-32003,"message":"denied"}}\n')
+  })
 })

@@ -133,6 +133,8 @@ export class LineTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    // What was sent in this turn still goes out, before the owner ends the stream.
+    this.flush()
     this.input.off('data', this.onData)
     this.input.off('error', this.onStreamError)
     this.output.off('error', this.onStreamError)
