@@ -2,6 +2,7 @@
 // connected through `warden mcp` (the real CLI, started as a child process).
 
 import { mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer as createNetServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
@@ -104,4 +105,16 @@ export async function eventually(check: () => boolean, timeoutMs = 10_000): Prom
     if (Date.now() > deadline) throw new Error('condition not met in time')
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
+}
+
+/** A TCP port on loopback that is free now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
 }

@@ -4,24 +4,12 @@
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type HttpGateway, prepareGateway, startHttpGateway } from '../../src/gateway/index.js'
-import { eventually, FILESYSTEM, firstText, fixture, tempDir } from './helpers.js'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
+import { eventually, FILESYSTEM, firstText, fixture, freePort, tempDir } from './helpers.js'
 
 describe('warden mcp --upstream in front of server-filesystem (Streamable HTTP)', () => {
   let upstream: ChildProcess

@@ -4,7 +4,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { request } from 'node:http'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -12,18 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deny, type JsonObject, modify, withToolOutput } from '../../src/core/index.js'
 import { type HttpGateway, prepareGateway, startHttpGateway, toolDigest } from '../../src/gateway/index.js'
 import { cliArgs, ROOT } from '../helpers/cli.js'
-import { eventually, firstText, tempDir } from './helpers.js'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
+import { eventually, firstText, freePort, tempDir } from './helpers.js'
 
 async function startEverythingHttp(): Promise<{ child: ChildProcess; url: URL }> {
   const port = await freePort()
