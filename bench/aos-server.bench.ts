@@ -8,7 +8,8 @@
 //   connection send its whole per-second quota back to back and then idle, so at "half
 //   rate" both servers see bursts at full speed and the p99 measures the bursts.
 // Each phase runs interleaved rounds on both servers and keeps each one's best, so noise
-// from the machine hits both alike; both servers also report their CPU time per request.
+// from the machine hits both alike; both servers also report their CPU time per request,
+// and a paired phase loads both at once to compare their CPU time per request.
 // Goals: throughput >= 0.6x of bare; p99 <= 5 ms at half of bare's maximum rate.
 
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -36,8 +37,23 @@ const DURATION_S = Number(process.env.AOS_BENCH_SECONDS ?? 8)
 const CONNECTIONS = 32
 /** Connections of the paced generator: enough that a request never waits for one. */
 const PACED_CONNECTIONS = 16
+/**
+ * Seconds the paced generator runs at its rate before it counts: its own code is compiled
+ * by then. Without it, the first requests wait on the generator's warm-up, and at a few
+ * thousand requests per second those alone decide the p99.
+ */
+const WARMUP_S = 1
 /** Rounds per server and phase, interleaved so that noise hits both; the best of each counts. */
-const ROUNDS = 2
+const ROUNDS = 3
+/**
+ * Rounds and seconds of the maximum-throughput phase: short rounds, so that each server's
+ * best round is likelier to fall in a quiet moment of the machine.
+ */
+const MAX_ROUNDS = 6
+const MAX_SECONDS = 4
+/** Rounds and seconds of the paired CPU measurement. */
+const PAIRED_ROUNDS = 4
+const PAIRED_SECONDS = 4
 
 const BODY = JSON.stringify({
   jsonrpc: '2.0',
@@ -155,6 +171,8 @@ async function pacedLoad(url: string, rate: number, seconds: number, connections
     `POST /aos HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY}`,
   )
   const latencies: number[] = []
+  /** Requests due before this moment warm the generator up and are not counted. */
+  let countFrom = Number.POSITIVE_INFINITY
   const due: number[] = []
   let next = 0
   let errors = 0
@@ -178,8 +196,8 @@ async function pacedLoad(url: string, rate: number, seconds: number, connections
       const head = conn.buffer.toString('latin1', 0, end)
       const size = end + 4 + Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0)
       if (conn.buffer.length < size) return
-      if (head.startsWith('HTTP/1.1 200')) latencies.push(performance.now() - conn.since)
-      else errors++
+      if (!head.startsWith('HTTP/1.1 200')) errors++
+      else if (conn.since >= countFrom) latencies.push(performance.now() - conn.since)
       conn.buffer = conn.buffer.subarray(size)
       outstanding--
       if (next < due.length) send(conn)
@@ -201,10 +219,11 @@ async function pacedLoad(url: string, rate: number, seconds: number, connections
   )
   idle.push(...conns)
   const start = performance.now()
+  countFrom = start + WARMUP_S * 1000
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
       const now = performance.now()
-      if (now - start >= seconds * 1000) {
+      if (now - start >= (WARMUP_S + seconds) * 1000) {
         clearInterval(timer)
         resolve()
         return
@@ -284,13 +303,13 @@ async function paced(url: string, rate: number): Promise<Load> {
   return JSON.parse(line) as Load
 }
 
-async function saturate(url: string, seconds: number): Promise<Load> {
+async function saturate(url: string, seconds: number, connections = CONNECTIONS): Promise<Load> {
   const result = await autocannon()({
     url: `${url}/aos`,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: BODY,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
   })
   return {
@@ -306,11 +325,36 @@ async function cpuUs(server: Server): Promise<number> {
 }
 
 /** Runs `load` against a server; returns its figures and the server's CPU us per request. */
-async function measured(server: Server, load: () => Promise<Load>): Promise<Load & { cpu: number }> {
+async function measured(
+  server: Server,
+  load: () => Promise<Load>,
+  seconds: number,
+): Promise<Load & { cpu: number }> {
   const before = await cpuUs(server)
   const result = await load()
   const cpu = (await cpuUs(server)) - before
-  return { ...result, cpu: cpu / Math.max(1, result.rps * DURATION_S) }
+  return { ...result, cpu: cpu / Math.max(1, result.rps * seconds) }
+}
+
+/**
+ * Warden's CPU time per request over bare's, with both servers loaded at once (each by its
+ * own autocannon): whatever else the machine does then hits both in the same seconds, so
+ * this ratio moves far less from run to run than the throughputs measured one after the
+ * other. The median of the rounds.
+ */
+async function pairedCpuRatio(warden: Server, bare: Server): Promise<number> {
+  const ratios: number[] = []
+  for (let round = 0; round < PAIRED_ROUNDS; round++) {
+    const before = await Promise.all([cpuUs(warden), cpuUs(bare)])
+    const loads = await Promise.all([
+      saturate(warden.url, PAIRED_SECONDS, CONNECTIONS / 2),
+      saturate(bare.url, PAIRED_SECONDS, CONNECTIONS / 2),
+    ])
+    const after = await Promise.all([cpuUs(warden), cpuUs(bare)])
+    const perRequest = (k: 0 | 1) => (after[k] - before[k]) / Math.max(1, loads[k].rps * PAIRED_SECONDS)
+    ratios.push(perRequest(0) / perRequest(1))
+  }
+  return quantile(ratios, 0.5)
 }
 
 /** The benchmark: max throughput of both servers, then p99 at half of bare's maximum. */
@@ -336,11 +380,12 @@ export default async function aosServerBench(): Promise<BenchResult[]> {
     await saturate(warden.url, 2)
     const bareMaxRounds: (Load & { cpu: number })[] = []
     const wardenMaxRounds: (Load & { cpu: number })[] = []
-    for (let round = 0; round < ROUNDS; round++) {
-      bareMaxRounds.push(await measured(bare, () => saturate(bare.url, DURATION_S)))
-      wardenMaxRounds.push(await measured(warden, () => saturate(warden.url, DURATION_S)))
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      bareMaxRounds.push(await measured(bare, () => saturate(bare.url, MAX_SECONDS), MAX_SECONDS))
+      wardenMaxRounds.push(await measured(warden, () => saturate(warden.url, MAX_SECONDS), MAX_SECONDS))
     }
     const fastest = <T extends Load>(rounds: T[]) => rounds.reduce((a, b) => (b.rps > a.rps ? b : a))
+    const cpuRatio = await pairedCpuRatio(warden, bare)
     const bareMax = fastest(bareMaxRounds)
     const wardenMax = fastest(wardenMaxRounds)
     const rate = bareMax.rps / 2
@@ -358,7 +403,7 @@ export default async function aosServerBench(): Promise<BenchResult[]> {
     const rates = (rounds: Load[]) => rounds.map((r) => Math.round(r.rps)).join('/')
     return [
       {
-        name: `POST /aos toolCallRequest, 7 fn/CEL hooks: max throughput vs bare Fastify (autocannon, best of ${ROUNDS})`,
+        name: `POST /aos toolCallRequest, 7 fn/CEL hooks: max throughput vs bare Fastify (autocannon, best of ${MAX_ROUNDS} rounds of ${MAX_SECONDS} s)`,
         value: wardenMax.rps,
         baseline: bareMax.rps,
         unit: 'req/s',
@@ -368,6 +413,7 @@ export default async function aosServerBench(): Promise<BenchResult[]> {
           connections: CONNECTIONS,
           'req/s per round': rates(wardenMaxRounds),
           'bare req/s per round': rates(bareMaxRounds),
+          'CPU per request vs bare, both loaded at once (median)': cpuRatio.toFixed(2),
           'server CPU us/req': wardenMax.cpu,
           'bare CPU us/req': bareMax.cpu,
           'p99 ms': wardenMax.p99,
