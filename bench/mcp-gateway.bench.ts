@@ -90,21 +90,21 @@ interface Round {
 async function throughputRounds(
   direct: Client,
   gated: Connected,
-  relay: Client,
-): Promise<{ rounds: Round[]; cpuUs: number }> {
+  relay: Connected,
+): Promise<{ rounds: Round[]; cpuUs: number; relayCpuUs: number }> {
   const rounds: Round[] = []
-  let cpu = 0
-  const measureGated = async () => {
-    const before = cpuMs(gated.pid)
-    const rate = await throughput(gated.client, CALLS_PER_ROUND)
-    cpu += cpuMs(gated.pid) - before
+  const cpu = { gated: 0, relay: 0 }
+  const measure = async (side: Connected, key: keyof typeof cpu) => {
+    const before = cpuMs(side.pid)
+    const rate = await throughput(side.client, CALLS_PER_ROUND)
+    cpu[key] += cpuMs(side.pid) - before
     return rate
   }
   for (let r = 0; r < ROUNDS; r++) {
     const sides = [
       async () => ({ direct: await throughput(direct, CALLS_PER_ROUND) }),
-      async () => ({ gated: await measureGated() }),
-      async () => ({ relay: await throughput(relay, CALLS_PER_ROUND) }),
+      async () => ({ gated: await measure(gated, 'gated') }),
+      async () => ({ relay: await measure(relay, 'relay') }),
     ]
     const rates: { direct?: number; gated?: number; relay?: number } = {}
     for (let k = 0; k < sides.length; k++) Object.assign(rates, await sides[(r + k) % sides.length]?.())
@@ -117,7 +117,8 @@ async function throughputRounds(
       relayRatio: (rates.relay ?? Number.NaN) / directRate,
     })
   }
-  return { rounds, cpuUs: (cpu * 1000) / (ROUNDS * CALLS_PER_ROUND) }
+  const perCall = (ms: number) => (ms * 1000) / (ROUNDS * CALLS_PER_ROUND)
+  return { rounds, cpuUs: perCall(cpu.gated), relayCpuUs: perCall(cpu.relay) }
 }
 
 /** Runs the gateway benchmark. */
@@ -125,7 +126,8 @@ export default async function run(): Promise<BenchResult[]> {
   const { client: direct } = await connect(SERVER)
   const gatedConnection = await connect(GATEWAY)
   const gated = gatedConnection.client
-  const { client: relay } = await connect(RELAY)
+  const relayConnection = await connect(RELAY)
+  const relay = relayConnection.client
   try {
     await alternating([direct, gated, relay], 200)
     const [directSamples = [], gatedSamples = [], relaySamples = []] = await alternating(
@@ -133,7 +135,7 @@ export default async function run(): Promise<BenchResult[]> {
       CALLS,
     )
     for (const client of [direct, gated, relay]) await throughput(client, CALLS_PER_ROUND)
-    const { rounds, cpuUs } = await throughputRounds(direct, gatedConnection, relay)
+    const { rounds, cpuUs, relayCpuUs } = await throughputRounds(direct, gatedConnection, relayConnection)
     const byRatio = [...rounds].sort((a, b) => a.ratio - b.ratio)
     const median = byRatio[Math.floor(byRatio.length / 2)] as Round
     const relayRatios = rounds.map((r) => r.relayRatio).sort((a, b) => a - b)
@@ -167,6 +169,7 @@ export default async function run(): Promise<BenchResult[]> {
           'ratio range': `${byRatio[0]?.ratio.toFixed(2)}-${byRatio[byRatio.length - 1]?.ratio.toFixed(2)}`,
           'bare relay median ratio': quantile(relayRatios, 0.5),
           'gateway CPU us/call': cpuUs,
+          'bare relay CPU us/call': relayCpuUs,
           'load avg': loadavg()[0] ?? Number.NaN,
         },
       },
