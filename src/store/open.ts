@@ -94,22 +94,29 @@ function migrationLock(file: string): () => void {
 
 async function openSqlite(path: string, options: OpenStoreOptions): Promise<Store> {
   const file = path === ':memory:' ? path : resolve(options.cwd ?? process.cwd(), path)
-  let database: BetterSqlite3.Database
+  let database: BetterSqlite3.Database | undefined
+  // Held from before the file is opened: switching a new file to WAL needs it alone, and
+  // processes started together would otherwise find it locked.
+  let release: (() => void) | undefined
   try {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+    if (file !== ':memory:') {
+      mkdirSync(dirname(file), { recursive: true })
+      release = migrationLock(file)
+    }
     database = new BetterSqlite3(file)
+    database.pragma('busy_timeout = 5000')
     database.pragma('journal_mode = WAL')
     database.pragma('synchronous = NORMAL')
     database.pragma('foreign_keys = ON')
-    database.pragma('busy_timeout = 5000')
   } catch (error) {
+    database?.close()
+    release?.()
     throw new StoreError(
       'store-unavailable',
       `cannot open the SQLite database ${file}: ${errorMessage(error)}`,
     )
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) })
-  const release = file === ':memory:' ? undefined : migrationLock(file)
   let version: number
   try {
     version = await migrateOrClose(db, 'sqlite')

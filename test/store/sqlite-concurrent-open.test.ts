@@ -30,10 +30,12 @@ process.stdout.write('opened')`
 }
 
 describe('SQLite migrations across processes', () => {
-  it('lets four processes open and migrate the same new file at once', async () => {
+  it('lets four processes open and migrate the same new file at once, or while another migrates it', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'warden-race-')), 'warden.db')
     const startAt = Date.now() + 4000
-    const runs = await Promise.all([1, 2, 3, 4].map(() => openInChild(file, startAt)))
+    // Two start together; the others arrive while the first ones are switching the new
+    // file to WAL or migrating it, when it is locked.
+    const runs = await Promise.all([0, 0, 30, 90].map((delay) => openInChild(file, startAt + delay)))
     for (const run of runs) {
       expect(run.out).toContain('opened')
       expect(run.code).toBe(0)
