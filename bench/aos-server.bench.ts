@@ -43,7 +43,7 @@ const PACED_CONNECTIONS = 16
  * thousand requests per second those alone decide the p99.
  */
 const WARMUP_S = 1
-/** Rounds per server and phase, interleaved so that noise hits both; the best of each counts. */
+/** Rounds per server of the p99 phase, interleaved so that noise hits both; the best of each counts. */
 const ROUNDS = 3
 /**
  * Rounds and seconds of the maximum-throughput phase: short rounds, so that each server's
@@ -344,15 +344,11 @@ async function measured(
  */
 async function pairedCpuRatio(warden: Server, bare: Server): Promise<number> {
   const ratios: number[] = []
+  const loaded = (server: Server) =>
+    measured(server, () => saturate(server.url, PAIRED_SECONDS, CONNECTIONS / 2), PAIRED_SECONDS)
   for (let round = 0; round < PAIRED_ROUNDS; round++) {
-    const before = await Promise.all([cpuUs(warden), cpuUs(bare)])
-    const loads = await Promise.all([
-      saturate(warden.url, PAIRED_SECONDS, CONNECTIONS / 2),
-      saturate(bare.url, PAIRED_SECONDS, CONNECTIONS / 2),
-    ])
-    const after = await Promise.all([cpuUs(warden), cpuUs(bare)])
-    const perRequest = (k: 0 | 1) => (after[k] - before[k]) / Math.max(1, loads[k].rps * PAIRED_SECONDS)
-    ratios.push(perRequest(0) / perRequest(1))
+    const [ofWarden, ofBare] = await Promise.all([loaded(warden), loaded(bare)])
+    ratios.push(ofWarden.cpu / ofBare.cpu)
   }
   return quantile(ratios, 0.5)
 }
