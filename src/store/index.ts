@@ -12,15 +12,21 @@ export type { OpenStoreOptions } from './open.js'
 export { DEFAULT_SQLITE_PATH, openStore, redactLocation, resolveDatabaseLocation } from './open.js'
 export { isSecretKey } from './sealing.js'
 export type {
+  ApprovalQuery,
+  ApprovalResolution,
   ApprovalRow,
   ApprovalStatus,
   AuditBatch,
   BreakerRow,
   BudgetRow,
   ChangeKind,
+  ChangeQuery,
+  ChangeRow,
   DecisionDetail,
   DecisionQuery,
   DecisionRow,
+  ExecutionPage,
+  ExecutionQuery,
   ExecutionRow,
   HookInput,
   HookScopeKind,
@@ -28,4 +34,6 @@ export type {
   SecretBox,
   Store,
   StoredHook,
+  TokenRole,
+  TokenRow,
 } from './types.js'

@@ -127,10 +127,109 @@ export interface ApprovalRow {
   decisionId: string
   tenant: string
   status: ApprovalStatus
+  /** The approver's comment, or why it expired. */
   reason?: string
   decidedBy?: string
   requestedAt: number
   decidedAt?: number
+  /** The canonical event name of the held action. */
+  event?: string
+  /** The held event as the approver sees it: `{event, payload, context}`. */
+  input?: unknown
+  /** The hooks that asked, with their reasons. */
+  asks?: { hook: string; reason: string }[]
+  /** When the held request stops waiting (epoch ms). */
+  deadline?: number
+  /** How it was resolved: approve, reject or edit. */
+  resolution?: 'approve' | 'reject' | 'edit'
+  /** The edited payload of an `edit` resolution. */
+  editedPayload?: unknown
+  /** The instance holding the request (its random id). */
+  instance?: string
+}
+
+/** How a pending approval is resolved (see {@link Store.resolveApproval}). */
+export interface ApprovalResolution {
+  status: 'approved' | 'rejected' | 'expired'
+  resolution?: 'approve' | 'reject' | 'edit'
+  decidedBy?: string
+  reason?: string
+  editedPayload?: unknown
+  decidedAt: number
+}
+
+/** Filters of {@link Store.listApprovals}. */
+export interface ApprovalQuery {
+  tenant?: string
+  status?: ApprovalStatus
+  /** Rows per page (default 100, at most 1000). */
+  limit?: number
+  /** Only rows requested before this approval (the previous page's last id). */
+  cursor?: string
+}
+
+/** A management-API access token, as stored (the secret itself is never stored). */
+export type TokenRole = 'admin' | 'editor' | 'viewer' | 'approver' | 'agent'
+
+export interface TokenRow {
+  id: string
+  name: string
+  /** Omitted for a master token (every tenant). */
+  tenant?: string
+  role: TokenRole
+  /** SHA-256 of the secret, hex. */
+  hash: string
+  createdAt: number
+  revokedAt?: number
+}
+
+/** One change made through the management API. */
+export interface ChangeRow {
+  id: string
+  at: number
+  /** The token id that made it. */
+  actor: string
+  actorName: string
+  /** The tenant whose data changed ("" = global). */
+  tenant: string
+  /** The method, e.g. `hooks.update`. */
+  action: string
+  /** What changed, e.g. the hook id. */
+  target: string
+  /** The object before and after (secrets masked); absent for a create / delete. */
+  before?: unknown
+  after?: unknown
+}
+
+/** Filters of {@link Store.listChanges}, newest first. */
+export interface ChangeQuery {
+  tenant?: string
+  target?: string
+  limit?: number
+  /** Only changes older than this change id (the previous page's last id). */
+  cursor?: string
+}
+
+/** Filters of {@link Store.listExecutions}, newest first. */
+export interface ExecutionQuery {
+  /** The hook's engine id (`name` or `tenant/name`). */
+  hookRef: string
+  /** Only executions in this tenant's decisions. */
+  tenant?: string
+  decision?: string
+  since?: number
+  until?: number
+  /** Rows per page (default 50, at most 1000). */
+  limit?: number
+  /** The `next` of the previous page. */
+  cursor?: string
+}
+
+/** A page of executions. */
+export interface ExecutionPage {
+  rows: (ExecutionRow & { hookId?: string })[]
+  /** Pass as `cursor` for the next page; absent on the last one. */
+  next?: string
 }
 
 /** A batch the audit writer hands over in one transaction. */
@@ -172,7 +271,7 @@ export interface BudgetRow {
 }
 
 /** What changed, as announced on the change feed. */
-export type ChangeKind = 'hooks' | 'breakers' | 'budgets'
+export type ChangeKind = 'hooks' | 'breakers' | 'budgets' | 'tokens' | 'approvals'
 
 /**
  * Everything persisted. `tenant` arguments restrict a call to that tenant (a tenant never
@@ -196,8 +295,44 @@ export interface Store {
   getDecision(id: string, tenant?: string): Promise<DecisionDetail | undefined>
   countDecisions(tenant?: string): Promise<number>
 
-  listApprovals(filter?: { tenant?: string; status?: ApprovalStatus }): Promise<ApprovalRow[]>
+  /** Newest first. */
+  listApprovals(filter?: ApprovalQuery): Promise<ApprovalRow[]>
+  /** Upserts an approval row (the audit trail's final state); announces `approvals`. */
   putApproval(row: ApprovalRow): Promise<void>
+  getApproval(id: string, tenant?: string): Promise<ApprovalRow | undefined>
+  /**
+   * Resolves an approval that is still pending (atomically: of two concurrent resolutions
+   * one wins) and announces `approvals`.
+   * @returns the row after the call and whether this call resolved it; undefined when no
+   * such approval is visible to the tenant.
+   */
+  resolveApproval(
+    id: string,
+    resolution: ApprovalResolution,
+    tenant?: string,
+  ): Promise<{ row: ApprovalRow; resolved: boolean } | undefined>
+  /**
+   * Marks pending approvals expired: those whose deadline is before `deadlineBefore`, and/or
+   * those held by `instance`. Returns the rows it expired.
+   */
+  expireApprovals(filter: { deadlineBefore?: number; instance?: string; reason: string }): Promise<ApprovalRow[]>
+
+  /** A hook's executions, newest first, cursor-paged. */
+  listExecutions(query: ExecutionQuery): Promise<ExecutionPage>
+
+  /** Enabled/disabled overrides of hooks that are not stored (files, config), by engine id. */
+  listHookOverrides(): Promise<Map<string, boolean>>
+  /** Sets (or with `undefined` removes) a hook's override; announces `hooks`. */
+  setHookOverride(id: string, enabled: boolean | undefined): Promise<void>
+
+  createToken(row: TokenRow): Promise<void>
+  getToken(id: string): Promise<TokenRow | undefined>
+  listTokens(): Promise<TokenRow[]>
+  /** Marks a token revoked; announces `tokens`. False when no such live token. */
+  revokeToken(id: string, at: number): Promise<boolean>
+
+  recordChange(row: ChangeRow): Promise<void>
+  listChanges(query?: ChangeQuery): Promise<ChangeRow[]>
 
   /** Adds to a budget and returns the new total (atomic across instances). */
   addBudget(tenant: string, kind: string, period: string, amount: number): Promise<number>
