@@ -1,29 +1,23 @@
 // Decisions, hook executions and approvals: written in batches (see audit-write.ts), each
-// row idempotent (a retried batch never doubles a row), read back per tenant.
+// row idempotent (a retried batch never doubles a row), read back per tenant; a hook's
+// execution history, newest first, paged by the executions' serial id.
 
-import type { Kysely, Transaction } from 'kysely'
+import type { Kysely } from 'kysely'
+import { upsertApprovals } from './approvals-repo.js'
 import type { AuditRowWriter } from './audit-write.js'
+import { StoreError } from './errors.js'
+import { announce } from './hooks-repo.js'
+import { pageSize } from './rows.js'
 import type { Database, DecisionsTable, HookExecutionsTable } from './schema.js'
 import type {
-  ApprovalRow,
-  ApprovalStatus,
   AuditBatch,
   DecisionDetail,
   DecisionQuery,
   DecisionRow,
+  ExecutionPage,
+  ExecutionQuery,
   ExecutionRow,
 } from './types.js'
-
-/** Bound parameters per statement, under SQLite's and PostgreSQL's limits. */
-const MAX_PARAMS = 30_000
-
-function chunks<T>(rows: T[], columns: number): T[][] {
-  const size = Math.max(1, Math.floor(MAX_PARAMS / columns))
-  if (rows.length <= size) return [rows]
-  const out: T[][] = []
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size))
-  return out
-}
 
 function fromDecision(row: DecisionsTable): DecisionRow {
   const out: DecisionRow = {
@@ -73,48 +67,35 @@ function fromExecution(row: Omit<HookExecutionsTable, 'id'>): ExecutionRow & { h
   return out
 }
 
-async function insertApprovals(trx: Transaction<Database>, approvals: ApprovalRow[]): Promise<void> {
-  for (const part of chunks(approvals, 8)) {
-    if (part.length === 0) continue
-    await trx
-      .insertInto('approvals')
-      .values(part.map(approvalValues))
-      .onConflict((oc) =>
-        oc.column('id').doUpdateSet({
-          status: (eb) => eb.ref('excluded.status'),
-          reason: (eb) => eb.ref('excluded.reason'),
-          decided_by: (eb) => eb.ref('excluded.decided_by'),
-          decided_at: (eb) => eb.ref('excluded.decided_at'),
-        }),
-      )
-      .execute()
+/** The row id an execution cursor names (a positive integer string). */
+function executionCursor(cursor: string): number {
+  const id = /^[1-9][0-9]*$/.test(cursor) ? Number(cursor) : Number.NaN
+  if (!Number.isSafeInteger(id)) {
+    throw new StoreError(
+      'invalid-query',
+      `execution cursor "${cursor}" is not valid; pass the "next" of the previous page`,
+    )
   }
-}
-
-function approvalValues(row: ApprovalRow) {
-  return {
-    id: row.id,
-    decision_id: row.decisionId,
-    tenant: row.tenant,
-    status: row.status,
-    reason: row.reason ?? null,
-    decided_by: row.decidedBy ?? null,
-    requested_at: row.requestedAt,
-    decided_at: row.decidedAt ?? null,
-  }
+  return id
 }
 
 /** Audit queries over one database. */
 export class AuditRepo {
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly dialect: 'sqlite' | 'postgres',
     private readonly writeRows: AuditRowWriter,
   ) {}
 
+  /** Writes a batch; its approvals are upserted (announcing `approvals`) after the rest. */
   async write(batch: AuditBatch): Promise<void> {
     if (batch.decisions.length + batch.executions.length > 0) await this.writeRows(batch)
-    if (batch.approvals.length > 0)
-      await this.db.transaction().execute((trx) => insertApprovals(trx, batch.approvals))
+    if (batch.approvals.length > 0) {
+      await this.db.transaction().execute(async (trx) => {
+        await upsertApprovals(trx, batch.approvals)
+        await announce(trx, this.dialect, 'approvals')
+      })
+    }
   }
 
   async list(query: DecisionQuery = {}): Promise<DecisionRow[]> {
@@ -157,27 +138,22 @@ export class AuditRepo {
     return Number(row.n)
   }
 
-  async listApprovals(filter: { tenant?: string; status?: ApprovalStatus } = {}): Promise<ApprovalRow[]> {
-    let select = this.db.selectFrom('approvals').selectAll()
-    if (filter.tenant !== undefined) select = select.where('tenant', '=', filter.tenant)
-    if (filter.status !== undefined) select = select.where('status', '=', filter.status)
-    const rows = await select.orderBy('requested_at', 'desc').limit(1000).execute()
-    return rows.map((r) => {
-      const out: ApprovalRow = {
-        id: r.id,
-        decisionId: r.decision_id,
-        tenant: r.tenant,
-        status: r.status as ApprovalStatus,
-        requestedAt: Number(r.requested_at),
-      }
-      if (r.reason !== null) out.reason = r.reason
-      if (r.decided_by !== null) out.decidedBy = r.decided_by
-      if (r.decided_at !== null) out.decidedAt = Number(r.decided_at)
-      return out
-    })
-  }
-
-  async putApproval(row: ApprovalRow): Promise<void> {
-    await this.db.transaction().execute((trx) => insertApprovals(trx, [row]))
+  /**
+   * A hook's executions, newest first (by row id); `next` is given when the page is full.
+   * @throws StoreError `invalid-query` when the cursor is not a positive integer string.
+   */
+  async executions(query: ExecutionQuery): Promise<ExecutionPage> {
+    let select = this.db.selectFrom('hook_executions').selectAll().where('hook_ref', '=', query.hookRef)
+    if (query.cursor !== undefined) select = select.where('id', '<', executionCursor(query.cursor))
+    if (query.tenant !== undefined) select = select.where('tenant', '=', query.tenant)
+    if (query.decision !== undefined) select = select.where('decision', '=', query.decision)
+    if (query.since !== undefined) select = select.where('created_at', '>=', query.since)
+    if (query.until !== undefined) select = select.where('created_at', '<', query.until)
+    const limit = pageSize(query.limit, 50, 1000)
+    const rows = await select.orderBy('id', 'desc').limit(limit).execute()
+    const page: ExecutionPage = { rows: rows.map(fromExecution) }
+    const last = rows[rows.length - 1]
+    if (rows.length === limit && last) page.next = String(last.id)
+    return page
   }
 }

@@ -9,6 +9,7 @@ export type StoreErrorCode =
   | 'secrets-unavailable'
   | 'invalid-hook'
   | 'unknown-hook'
+  | 'invalid-query'
 
 /** A store error with a machine-readable code. */
 export class StoreError extends Error {

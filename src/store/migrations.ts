@@ -162,9 +162,84 @@ const partialHookIndex: Migration = {
   },
 }
 
+/** The columns approvals gain for the management plane (all nullable). */
+const APPROVAL_COLUMNS = [
+  ['event', 'text'],
+  ['input', 'text'],
+  ['asks', 'text'],
+  ['deadline', 'bigint'],
+  ['resolution', 'text'],
+  ['edited_payload', 'text'],
+  ['instance', 'text'],
+] as const
+
+/**
+ * The management plane: access tokens, the change log, enabled/disabled overrides of hooks
+ * that are not stored, the held request on an approval (and its resolution), and an index
+ * for a hook's execution history.
+ */
+const management: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('tokens')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('tenant', 'text', (c) => c.notNull().defaultTo(''))
+      .addColumn('role', 'text', (c) => c.notNull())
+      .addColumn('hash', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('revoked_at', 'bigint')
+      .execute()
+
+    await db.schema
+      .createTable('changes')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addColumn('actor', 'text', (c) => c.notNull())
+      .addColumn('actor_name', 'text', (c) => c.notNull())
+      .addColumn('tenant', 'text', (c) => c.notNull().defaultTo(''))
+      .addColumn('action', 'text', (c) => c.notNull())
+      .addColumn('target', 'text', (c) => c.notNull())
+      .addColumn('before', 'text')
+      .addColumn('after', 'text')
+      .execute()
+    await db.schema.createIndex('changes_tenant_at').on('changes').columns(['tenant', 'at']).execute()
+    await db.schema.createIndex('changes_target').on('changes').columns(['target']).execute()
+
+    await db.schema
+      .createTable('hook_overrides')
+      .addColumn('hook_id', 'text', (c) => c.primaryKey())
+      .addColumn('enabled', 'integer', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute()
+
+    // One statement per column: SQLite adds a single column per ALTER TABLE.
+    for (const [column, type] of APPROVAL_COLUMNS) {
+      await db.schema.alterTable('approvals').addColumn(column, type).execute()
+    }
+    await db.schema
+      .createIndex('approvals_status_deadline')
+      .on('approvals')
+      .columns(['status', 'deadline'])
+      .execute()
+
+    await db.schema
+      .createIndex('hook_executions_ref')
+      .on('hook_executions')
+      .columns(['hook_ref', 'id'])
+      .execute()
+
+    await sql`insert into revisions (kind, revision) values ('tokens', 0), ('approvals', 0)`.execute(db)
+  },
+}
+
 /** The migrations in order; names sort in the order they run. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
-  return { '0001_initial': initial(dialect), '0002_partial_hook_index': partialHookIndex }
+  return {
+    '0001_initial': initial(dialect),
+    '0002_partial_hook_index': partialHookIndex,
+    '0003_management': management,
+  }
 }
 
 /**

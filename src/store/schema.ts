@@ -80,6 +80,16 @@ export interface ApprovalsTable {
   decided_by: string | null
   requested_at: number
   decided_at: number | null
+  event: string | null
+  /** The held event as JSON. */
+  input: string | null
+  /** The asking hooks as JSON. */
+  asks: string | null
+  deadline: number | null
+  resolution: string | null
+  /** The payload of an `edit` resolution as JSON. */
+  edited_payload: string | null
+  instance: string | null
 }
 
 export interface BudgetsTable {
@@ -104,6 +114,38 @@ export interface RevisionsTable {
   revision: number
 }
 
+export interface TokensTable {
+  id: string
+  name: string
+  /** "" for a master token (every tenant). */
+  tenant: string
+  role: string
+  /** SHA-256 of the secret, hex. */
+  hash: string
+  created_at: number
+  revoked_at: number | null
+}
+
+export interface ChangesTable {
+  id: string
+  at: number
+  actor: string
+  actor_name: string
+  tenant: string
+  action: string
+  target: string
+  /** The object before the change as JSON. */
+  before: string | null
+  /** The object after the change as JSON. */
+  after: string | null
+}
+
+export interface HookOverridesTable {
+  hook_id: string
+  enabled: number
+  updated_at: number
+}
+
 /** Every table of the schema. */
 export interface Database {
   hooks: HooksTable
@@ -113,4 +155,7 @@ export interface Database {
   budgets: BudgetsTable
   breakers: BreakersTable
   revisions: RevisionsTable
+  tokens: TokensTable
+  changes: ChangesTable
+  hook_overrides: HookOverridesTable
 }

@@ -1,27 +1,36 @@
-// The one Store implementation over the Kysely query layer; the dialect (SQLite or
-// PostgreSQL) only decides how the connection is made and how changes are announced:
-// PostgreSQL LISTEN/NOTIFY (plus a slow poll as a safety net), SQLite a poll of the
-// change counters that every write bumps.
+// The one Store implementation over the Kysely query layer (each concept's queries in a
+// repo file of its own, this class delegating to them); the dialect (SQLite or PostgreSQL)
+// only decides how the connection is made and how changes are announced: PostgreSQL
+// LISTEN/NOTIFY (plus a slow poll as a safety net), SQLite a poll of the change counters
+// that every write bumps.
 
 import { type Kysely, sql } from 'kysely'
+import { ApprovalsRepo } from './approvals-repo.js'
 import { AuditRepo } from './audit-repo.js'
 import type { AuditRowWriter } from './audit-write.js'
 import { announce, HooksRepo } from './hooks-repo.js'
+import { ManagementRepo } from './management-repo.js'
 import type { Database } from './schema.js'
 import type {
+  ApprovalQuery,
+  ApprovalResolution,
   ApprovalRow,
-  ApprovalStatus,
   AuditBatch,
   BreakerRow,
   BudgetRow,
   ChangeKind,
+  ChangeQuery,
+  ChangeRow,
   DecisionDetail,
   DecisionQuery,
   DecisionRow,
+  ExecutionPage,
+  ExecutionQuery,
   HookInput,
   SecretBox,
   Store,
   StoredHook,
+  TokenRow,
 } from './types.js'
 
 /** How a change feed is started for a dialect: returns its stop function. */
@@ -43,7 +52,7 @@ export interface KyselyStoreOptions {
   onClose?: () => Promise<void>
 }
 
-const KINDS: readonly ChangeKind[] = ['hooks', 'breakers', 'budgets']
+const KINDS: readonly ChangeKind[] = ['hooks', 'breakers', 'budgets', 'tokens', 'approvals']
 
 /** A store over a migrated Kysely database. */
 export class KyselyStore implements Store {
@@ -51,6 +60,8 @@ export class KyselyStore implements Store {
   readonly location: string
   private readonly hooks: HooksRepo
   private readonly audit: AuditRepo
+  private readonly approvals: ApprovalsRepo
+  private readonly management: ManagementRepo
   private readonly listeners = new Set<(kind: ChangeKind) => void>()
   private feed: Promise<() => Promise<void>> | undefined
   private timer: ReturnType<typeof setInterval> | undefined
@@ -65,7 +76,9 @@ export class KyselyStore implements Store {
     this.dialect = options.dialect
     this.location = options.location
     this.hooks = new HooksRepo(db, options.dialect, options.secrets)
-    this.audit = new AuditRepo(db, options.writeRows)
+    this.audit = new AuditRepo(db, options.dialect, options.writeRows)
+    this.approvals = new ApprovalsRepo(db, options.dialect)
+    this.management = new ManagementRepo(db, options.dialect)
   }
 
   putHook(hook: HookInput): Promise<StoredHook> {
@@ -96,11 +109,57 @@ export class KyselyStore implements Store {
   countDecisions(tenant?: string): Promise<number> {
     return this.audit.count(tenant)
   }
-  listApprovals(filter?: { tenant?: string; status?: ApprovalStatus }): Promise<ApprovalRow[]> {
-    return this.audit.listApprovals(filter)
+  listExecutions(query: ExecutionQuery): Promise<ExecutionPage> {
+    return this.audit.executions(query)
+  }
+
+  listApprovals(filter?: ApprovalQuery): Promise<ApprovalRow[]> {
+    return this.approvals.list(filter)
   }
   putApproval(row: ApprovalRow): Promise<void> {
-    return this.audit.putApproval(row)
+    return this.approvals.put(row)
+  }
+  getApproval(id: string, tenant?: string): Promise<ApprovalRow | undefined> {
+    return this.approvals.get(id, tenant)
+  }
+  resolveApproval(
+    id: string,
+    resolution: ApprovalResolution,
+    tenant?: string,
+  ): Promise<{ row: ApprovalRow; resolved: boolean } | undefined> {
+    return this.approvals.resolve(id, resolution, tenant)
+  }
+  expireApprovals(filter: {
+    deadlineBefore?: number
+    instance?: string
+    reason: string
+  }): Promise<ApprovalRow[]> {
+    return this.approvals.expire(filter)
+  }
+
+  listHookOverrides(): Promise<Map<string, boolean>> {
+    return this.management.listHookOverrides()
+  }
+  setHookOverride(id: string, enabled: boolean | undefined): Promise<void> {
+    return this.management.setHookOverride(id, enabled)
+  }
+  createToken(row: TokenRow): Promise<void> {
+    return this.management.createToken(row)
+  }
+  getToken(id: string): Promise<TokenRow | undefined> {
+    return this.management.getToken(id)
+  }
+  listTokens(): Promise<TokenRow[]> {
+    return this.management.listTokens()
+  }
+  revokeToken(id: string, at: number): Promise<boolean> {
+    return this.management.revokeToken(id, at)
+  }
+  recordChange(row: ChangeRow): Promise<void> {
+    return this.management.recordChange(row)
+  }
+  listChanges(query?: ChangeQuery): Promise<ChangeRow[]> {
+    return this.management.listChanges(query)
   }
 
   async addBudget(tenant: string, kind: string, period: string, amount: number): Promise<number> {

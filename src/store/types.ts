@@ -1,7 +1,7 @@
 // The Store contract: what Warden persists (hooks, decisions and their hook executions,
-// approvals, tenant budgets, circuit breakers) and the change feed that tells every
-// instance sharing one database about changes. Two adapters implement it over one query
-// layer: SQLite (the default) and PostgreSQL.
+// approvals, tenant budgets, circuit breakers, management tokens and the change log) and
+// the change feed that tells every instance sharing one database about changes. Two
+// adapters implement it over one query layer: SQLite (the default) and PostgreSQL.
 
 import type { FailurePolicy, HandlerConfig, PolicyRef } from '../core/index.js'
 
@@ -315,7 +315,11 @@ export interface Store {
    * Marks pending approvals expired: those whose deadline is before `deadlineBefore`, and/or
    * those held by `instance`. Returns the rows it expired.
    */
-  expireApprovals(filter: { deadlineBefore?: number; instance?: string; reason: string }): Promise<ApprovalRow[]>
+  expireApprovals(filter: {
+    deadlineBefore?: number
+    instance?: string
+    reason: string
+  }): Promise<ApprovalRow[]>
 
   /** A hook's executions, newest first, cursor-paged. */
   listExecutions(query: ExecutionQuery): Promise<ExecutionPage>
@@ -343,7 +347,10 @@ export interface Store {
   saveBreaker(row: BreakerRow): Promise<void>
   deleteBreaker(hookId: string): Promise<void>
 
-  /** Calls `listener` when another instance (or this one) changes hooks, breakers or budgets. */
+  /**
+   * Calls `listener` when another instance (or this one) changes hooks (or hook overrides),
+   * breakers, budgets, tokens or approvals.
+   */
   watch(listener: (kind: ChangeKind) => void): () => void
   /** The version of the schema after migrations. */
   schemaVersion(): Promise<number>
