@@ -51,6 +51,8 @@ export interface Persistence {
   recorder: Recorder
   /** Registers stored hooks in the engine and follows changes. */
   attach(engine: Engine): Promise<HookSync>
+  /** The syncs started by {@link Persistence.attach}. */
+  syncs(): readonly HookSync[]
   /** Writes the audit queue, stops following changes, closes the store. */
   close(): Promise<void>
 }
@@ -117,6 +119,7 @@ export async function openPersistence(options: PersistenceOptions = {}): Promise
       syncs.push(sync)
       return sync
     },
+    syncs: () => syncs,
     async close() {
       for (const sync of syncs) sync.stop()
       try {

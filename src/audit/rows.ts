@@ -109,7 +109,8 @@ function executionRow(
     dedupKey: `${decision.id}:${position}`,
     decisionId: decision.id,
     tenant: decision.tenant,
-    hookRef: decision.tenant ? `${decision.tenant}/${trace.hook}` : trace.hook,
+    // The engine's id of the hook; traces built by hand may lack it.
+    hookRef: trace.id || (decision.tenant ? `${decision.tenant}/${trace.hook}` : trace.hook),
     hookName: trace.hook,
     hookVersion: trace.version,
     handler: trace.handler,

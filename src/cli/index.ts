@@ -37,8 +37,16 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     load: () => import('./replay.js'),
   },
   serve: {
-    summary: 'AOS Guardian server: JSON-RPC on POST /aos, /healthz; graceful shutdown',
+    summary: 'AOS Guardian server: JSON-RPC on POST /aos, management API on /ws, /healthz',
     load: () => import('./serve.js'),
+  },
+  tokens: {
+    summary: 'access tokens for /ws and /aos: create, list, revoke',
+    load: () => import('./tokens.js'),
+  },
+  approvals: {
+    summary: 'held asks: list, approve or reject them from the terminal',
+    load: () => import('./approvals.js'),
   },
 }
 

@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import type { FastifyInstance } from 'fastify'
 import { openPersistence, type Persistence } from '../audit/index.js'
 import type { HookDefinition } from '../core/index.js'
 import type { TokenLedger } from '../handlers/index.js'
@@ -22,6 +23,7 @@ import {
   type WardenConfig,
 } from '../sources/index.js'
 import type { CliIo } from './io.js'
+import { exposureProblem, planeFailure, setupManagement } from './serve-management.js'
 
 /** Longest wait for the audit trail's last records at shutdown, after requests are done. */
 const AUDIT_FLUSH_DEADLINE_MS = 30_000
@@ -43,6 +45,8 @@ options:
                       a broken one reported and its previous version kept (repeatable)
   --claude-settings F the hooks of a Claude Code settings file (repeatable)
   --profile FILE      the hooks of a loom agent.json profile (repeatable)
+  --insecure-no-auth  allow a non-loopback --host without server.auth: token (only when
+                      something in front of Warden checks callers)
   -h, --help          this text
 `
 
@@ -53,6 +57,7 @@ interface ServerSection {
   maxBatch?: number
   maxDepth?: number
   shutdownTimeoutMs?: number
+  auth?: 'token' | 'none'
 }
 
 /** A curl that asks the Guardian about a destructive shell command. */
@@ -120,6 +125,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1
   }
   const host = parsed.values.host ?? section.host ?? LISTEN_DEFAULTS.host
+  const exposed = exposureProblem(host, section.auth, parsed.values['insecure-no-auth'] === true)
+  if (exposed) {
+    io.stderr(`warden serve: ${exposed}\n`)
+    return 1
+  }
   // Background problems (audit writes, refused records, internal errors) as JSON lines on
   // stderr, secrets redacted; the start-up lines above and below stay for people.
   const logger = createLogger({
@@ -140,11 +150,22 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.stderr(`warden serve: ${(error as Error).message}\n`)
     return 1
   }
-  let engine: ReturnType<typeof buildEngine>
+  let engine: ReturnType<typeof buildEngine> | undefined
   const watchers: HookDirWatcher[] = []
+  const reportError = (error: Error) => logger.error({ err: error }, error.message)
+  const plane = setupManagement({
+    config,
+    persistence,
+    env: io.env,
+    engine: () => engine as ReturnType<typeof buildEngine>,
+    onError: reportError,
+  })
+  const allowCommandHooks = (config?.raw.management as { allowCommandHooks?: boolean } | undefined)
+    ?.allowCommandHooks
   try {
     engine = buildEngine(config, {
-      recorder: persistence.recorder,
+      recorder: plane ? plane.recorder(persistence.recorder) : persistence.recorder,
+      ...(plane ? { approver: plane.approver, storedCommandHooks: allowCommandHooks === true } : {}),
       breaker: persistence.breaker,
       env: io.env,
       extraHooks: fileHooks,
@@ -175,8 +196,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       }
     }
     engine = traceEngine(engine)
+    try {
+      await plane?.attach(engine, engine.handlerTypes())
+    } catch (error) {
+      throw new Error(planeFailure(error))
+    }
   } catch (error) {
     for (const watcher of watchers) watcher.close()
+    await plane?.close().catch(() => undefined)
+    await engine?.close().catch(() => undefined)
     await persistence.close().catch(() => undefined)
     io.stderr(`warden serve: ${(error as Error).message}\n`)
     return 1
@@ -186,7 +214,16 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     ...(section.bodyLimitBytes ? { bodyLimitBytes: section.bodyLimitBytes } : {}),
     ...(section.maxBatch ? { maxBatch: section.maxBatch } : {}),
     ...(section.maxDepth ? { maxDepth: section.maxDepth } : {}),
-    plugins: [metricsPlugin(persistence.metrics)],
+    plugins: [
+      metricsPlugin(persistence.metrics),
+      ...(plane ? [(app: FastifyInstance) => plane.plugin(app)] : []),
+    ],
+    ...(section.auth === 'token' && plane
+      ? {
+          authenticate: (authorization: string | undefined, query: unknown) =>
+            plane.authenticate(authorization, query),
+        }
+      : {}),
     onInternalError: (error) =>
       logger.error(error instanceof Error ? error : { err: String(error) }, 'internal error'),
   })
@@ -214,13 +251,16 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         io.stderr(`warden serve: ${signal}: finishing requests in flight, then exiting\n`),
       exit(code) {
         for (const watcher of watchers) watcher.close()
-        persistence.close().then(
-          () => done(code),
-          (error: Error) => {
-            io.stderr(`warden serve: ${error.message}\n`)
-            done(1)
-          },
-        )
+        const closed = plane ? plane.close().catch(() => undefined) : Promise.resolve()
+        closed
+          .then(() => persistence.close())
+          .then(
+            () => done(code),
+            (error: Error) => {
+              io.stderr(`warden serve: ${error.message}\n`)
+              done(1)
+            },
+          )
         // A database that cannot take the last records within the deadline must not pass
         // for a clean exit: say how many were left, and exit 1.
         setTimeout(() => {
@@ -260,6 +300,7 @@ function parseServeArgs(args: string[]) {
       hooks: { type: 'string', multiple: true },
       'claude-settings': { type: 'string', multiple: true },
       profile: { type: 'string', multiple: true },
+      'insecure-no-auth': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })

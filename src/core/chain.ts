@@ -4,10 +4,24 @@
 
 import type { BreakerState, BreakerTrip } from './breaker.js'
 import type { HookTrace, PolicyRef, Verdict } from './decision.js'
-import { errorMessage } from './errors.js'
+import { errorMessage, WardenError } from './errors.js'
 import { type CheckedEvent, checkEventShape, type JsonObject } from './events.js'
-import type { HookExecutor, HookSpec } from './hook.js'
-import { type Condition, type ConditionVars, conditionVars, type NameMatcher, scopeCovers } from './match.js'
+import {
+  type HandlerFactory,
+  type HookDefinition,
+  type HookExecutor,
+  type HookSpec,
+  parseHookDefinition,
+} from './hook.js'
+import {
+  type Condition,
+  type ConditionVars,
+  compileCondition,
+  compileMatcher,
+  conditionVars,
+  type NameMatcher,
+  scopeCovers,
+} from './match.js'
 import { failureVerdict, type HookRun, type InFlight, runHook } from './run-hook.js'
 
 /** A hook ready to run: its spec, executor and compiled matcher / condition. */
@@ -17,6 +31,39 @@ export interface RegisteredHook {
   handlerType: string
   matcher?: NameMatcher
   condition?: Condition
+}
+
+/**
+ * Validates a definition and prepares its handler, matcher and condition.
+ * @throws WardenError `unknown-handler` when no handler has its type, `invalid-hook` naming
+ *   the field when the definition, its handler config, matcher or `if` is invalid.
+ */
+export function prepareHook(
+  definition: HookDefinition,
+  handlers: ReadonlyMap<string, HandlerFactory>,
+): RegisteredHook {
+  const spec = parseHookDefinition(definition)
+  const factory = handlers.get(spec.handler.type)
+  if (!factory) {
+    throw new WardenError(
+      'unknown-handler',
+      `hook "${spec.name}": handler.type "${spec.handler.type}" is not available; use one of ${[...handlers.keys()].join(', ')}`,
+    )
+  }
+  const problem = factory.validateHook?.(spec)
+  if (problem) throw new WardenError('invalid-hook', `hook "${spec.name}": ${problem}`)
+  const entry: RegisteredHook = {
+    spec,
+    execute: factory.prepare(spec.handler, spec),
+    handlerType: factory.type,
+  }
+  try {
+    if (spec.matcher !== undefined) entry.matcher = compileMatcher(spec.matcher)
+    if (spec.if !== undefined) entry.condition = compileCondition(spec.if)
+  } catch (error) {
+    throw new WardenError('invalid-hook', `hook "${spec.name}": ${errorMessage(error)}`)
+  }
+  return entry
 }
 
 /** What the chain produced, before asks are resolved. */
@@ -37,6 +84,8 @@ export interface ChainEnv {
   inFlight: InFlight
   budgetMs: number
   onTrip(trip: BreakerTrip, hook: HookSpec): void
+  /** Where handlers' `call.detail` goes: set for dry runs only. */
+  detail?: Record<string, unknown>
 }
 
 /** The name `matcher` tests: the tool's name, else an MCP method. */
@@ -86,6 +135,7 @@ export async function runChain(
     const hook = entry.spec
     if (!scopeCovers(hook.scope, current)) continue
     const trace: HookTrace = {
+      id: hook.id,
       hook: hook.name,
       handler: entry.handlerType,
       version: hook.version,
@@ -199,8 +249,14 @@ function execute(
     return failureVerdict(hook, hook.onTimeout, message)
   }
   const limit = Math.min(hook.timeoutMs, Math.ceil(remaining))
-  return runHook(hook, entry.execute, event, limit, env.inFlight, (run) =>
-    conclude(run, entry, env, trace, limit),
+  return runHook(
+    hook,
+    entry.execute,
+    event,
+    limit,
+    env.inFlight,
+    (run) => conclude(run, entry, env, trace, limit),
+    env.detail,
   )
 }
 

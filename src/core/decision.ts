@@ -40,6 +40,8 @@ export type SkipReason =
 
 /** How one hook took part in a decision. */
 export interface HookTrace {
+  /** The hook's engine id: its name, or `tenant/name` for a tenant's hook. */
+  id: string
   hook: string
   handler: string
   version: number

@@ -2,8 +2,8 @@
 // callers pass to dispatch, and the Engine interface itself.
 
 import { type BreakerOptions, type BreakerState, type BreakerTrip, DEFAULT_BREAKER } from './breaker.js'
-import type { Decision } from './decision.js'
-import type { CheckedEvent, EventContext } from './events.js'
+import type { Decision, DecisionKind, HookTrace, SkipReason } from './decision.js'
+import type { CheckedEvent, EventContext, JsonObject } from './events.js'
 import type { HandlerFactory, HookDefinition, HookSpec } from './hook.js'
 import type { Approver } from './outcome.js'
 
@@ -49,6 +49,27 @@ export interface DispatchInput {
   context?: EventContext
 }
 
+/** What one hook did for one event in a dry run ({@link Engine.dryRun}). */
+export interface DryRunResult {
+  /** The hook's verdict (after onError / onTimeout; no opinion counts as allow), or `skipped`. */
+  decision: DecisionKind | 'skipped'
+  /** The hook's reason, or why it was skipped. */
+  reason?: string
+  durationMs: number
+  trace: HookTrace
+  /** What the handler reported through `call.detail` (exit code, HTTP status, ...). */
+  detail: Record<string, unknown>
+  additionalContext: string[]
+  /** The payload as given. */
+  input: JsonObject
+  /** The payload after a modify: present only when the decision is `modify`. */
+  output?: JsonObject
+  /** Why the hook did not run (matcher, if, scope). */
+  skipped?: SkipReason
+  /** What went wrong, when the hook failed, timed out or answered garbage. */
+  error?: NonNullable<HookTrace['error']>
+}
+
 export interface EngineOptions {
   hooks?: HookDefinition[]
   handlers: HandlerFactory[]
@@ -63,6 +84,24 @@ export interface Engine {
   dispatch(input: DispatchInput): Promise<Decision>
   /** Validates and adds a hook; with `replace`, an existing hook of the same id is replaced. */
   register(hook: HookDefinition, options?: { replace?: boolean }): HookSpec
+  /**
+   * Runs one hook definition once for an event, without registering it, and tells what it
+   * did. Validated like {@link Engine.register}; runs even for a non-blocking event or a
+   * disabled definition; its failures never trip (or touch) the engine's circuit breaker;
+   * nothing is recorded and an `ask` is reported, not sent to the approver. Matcher, `if`
+   * and scope still apply, as do the hook's timeout and the chain budget.
+   * @throws WardenError `invalid-hook` / `unknown-handler` for a bad definition,
+   *   `invalid-event` for an unknown or malformed event, `engine-closed` after close.
+   */
+  dryRun(hook: HookDefinition, input: DispatchInput): Promise<DryRunResult>
+  /**
+   * Validates a hook definition as `register` would (handler config included) without
+   * registering it.
+   * @throws WardenError `invalid-hook` / `unknown-handler` naming the field.
+   */
+  validate(hook: HookDefinition): HookSpec
+  /** The handler types this engine can run. */
+  handlerTypes(): string[]
   /** Removes a hook by id (its name, or `tenant/name`); true when it existed. */
   unregister(id: string): boolean
   /** The registered hooks, in run order per event. */

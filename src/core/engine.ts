@@ -3,15 +3,10 @@
 // hooks and a closed engine all become decisions with the cause as the reason.
 
 import { type BreakerTrip, DEFAULT_BREAKER, MemoryBreakerState } from './breaker.js'
-import {
-  type EventName,
-  isBlockingEvent,
-  isOpenEventName,
-  lookupEventName,
-  suggestEventNames,
-} from './catalog.js'
-import { type RegisteredHook, runChain } from './chain.js'
+import { type EventName, isBlockingEvent, isOpenEventName, lookupEventName } from './catalog.js'
+import { prepareHook, type RegisteredHook, runChain } from './chain.js'
 import type { Decision, DecisionKind } from './decision.js'
+import { dryRun } from './dry-run.js'
 import {
   DEFAULT_LIMITS,
   type DispatchInput,
@@ -22,15 +17,14 @@ import {
 import { errorMessage, WardenError } from './errors.js'
 import {
   type CheckedEvent,
-  describe,
   type EventContext,
+  eventProblems,
   type JsonObject,
   type ShapeCheck,
   shapeCheckFor,
 } from './events.js'
-import { type HookDefinition, type HookSpec, parseHookDefinition } from './hook.js'
+import type { HookDefinition, HookSpec } from './hook.js'
 import { DecisionIds, randomIdPrefix } from './ids.js'
-import { compileCondition, compileMatcher } from './match.js'
 import { compose, resolveAsk } from './outcome.js'
 import { InFlight } from './run-hook.js'
 import { payloadBytes } from './size.js'
@@ -70,30 +64,8 @@ export function createEngine(options: EngineOptions): Engine {
     },
   }
 
-  function prepare(definition: HookDefinition): RegisteredHook {
-    const spec = parseHookDefinition(definition)
-    const factory = handlers.get(spec.handler.type)
-    if (!factory) {
-      throw new WardenError(
-        'unknown-handler',
-        `hook "${spec.name}": handler.type "${spec.handler.type}" is not available; use one of ${[...handlers.keys()].join(', ')}`,
-      )
-    }
-    const problem = factory.validateHook?.(spec)
-    if (problem) throw new WardenError('invalid-hook', `hook "${spec.name}": ${problem}`)
-    const entry: RegisteredHook = {
-      spec,
-      execute: factory.prepare(spec.handler, spec),
-      handlerType: factory.type,
-    }
-    try {
-      if (spec.matcher !== undefined) entry.matcher = compileMatcher(spec.matcher)
-      if (spec.if !== undefined) entry.condition = compileCondition(spec.if)
-    } catch (error) {
-      throw new WardenError('invalid-hook', `hook "${spec.name}": ${errorMessage(error)}`)
-    }
-    return entry
-  }
+  /** @throws WardenError when the definition or its handler config is invalid. */
+  const prepare = (definition: HookDefinition): RegisteredHook => prepareHook(definition, handlers)
 
   function rebuildIndex(): void {
     const next = new Map<string, RegisteredHook[]>()
@@ -220,10 +192,7 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   function unknownEvent(id: string, given: unknown): Promise<Decision> {
-    const shown = typeof given === 'string' ? given : describe(given)
-    const close = typeof given === 'string' ? suggestEventNames(given) : []
-    const hint = close.length ? `; did you mean ${close.map((c) => `"${c}"`).join(' or ')}?` : ''
-    return invalid(id, `unknown event "${shown}"${hint}`)
+    return invalid(id, eventProblems.unknownName(given))
   }
 
   /** An event that failed its shape check, the engine being closed, or a depth over the cap. */
@@ -233,7 +202,7 @@ export function createEngine(options: EngineOptions): Engine {
     const payload = (problem ? {} : input.payload) as JsonObject
     const event: CheckedEvent = { event: name, payload, context }
     const now = clock.now()
-    if (problem) return early(id, event, 'deny', `invalid ${name} event: ${problem}`, 'invalid-event', now)
+    if (problem) return early(id, event, 'deny', eventProblems.badShape(name, problem), 'invalid-event', now)
     if (closed) return early(id, event, 'deny', 'the engine is closed', 'engine-closed', now)
     const depth = context.depth ?? 0
     const shown = name === 'subagent.start' ? depth + 1 : depth
@@ -244,7 +213,7 @@ export function createEngine(options: EngineOptions): Engine {
   function dispatchUnchecked(input: DispatchInput): Promise<Decision> {
     const id = ids.next()
     if (typeof input !== 'object' || input === null) {
-      return invalid(id, `the event must be an object (got ${describe(input)})`)
+      return invalid(id, eventProblems.notAnObject(input))
     }
     const given = input.event
     let entry = lastResolved
@@ -342,6 +311,15 @@ export function createEngine(options: EngineOptions): Engine {
     },
     hooks() {
       return [...registry.values()].sort(byPriorityThenName).map((e) => e.spec)
+    },
+    validate(definition) {
+      return prepare(definition).spec
+    },
+    handlerTypes() {
+      return [...handlers.keys()]
+    },
+    dryRun(definition, input) {
+      return dryRun(definition, input, { prepare, inFlight, budgetMs: limits.chainBudgetMs, closed })
     },
     resetBreaker(id) {
       breaker.reset(id)

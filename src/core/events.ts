@@ -2,7 +2,7 @@
 // on) and the context (who, where, when). Adapters map their wire formats onto these types
 // and back; hooks see exactly these shapes.
 
-import type { EventName } from './catalog.js'
+import { type EventName, suggestEventNames } from './catalog.js'
 
 /** Any JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
@@ -201,6 +201,21 @@ export function describe(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`
+}
+
+/** Why an event is refused before any hook runs: the reasons dispatch (and dry runs) give. */
+export const eventProblems = {
+  /** The event itself is not an object. */
+  notAnObject: (value: unknown): string => `the event must be an object (got ${describe(value)})`,
+  /** The event name is not known; close names are suggested. */
+  unknownName(given: unknown): string {
+    const shown = typeof given === 'string' ? given : describe(given)
+    const close = typeof given === 'string' ? suggestEventNames(given) : []
+    const hint = close.length ? `; did you mean ${close.map((c) => `"${c}"`).join(' or ')}?` : ''
+    return `unknown event "${shown}"${hint}`
+  },
+  /** The payload or context failed the event's shape check. */
+  badShape: (name: EventName, problem: string): string => `invalid ${name} event: ${problem}`,
 }
 
 /** The tool a payload is about, if any (tool events and MCP `tools/call`). */

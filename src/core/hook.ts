@@ -79,6 +79,12 @@ export interface HookCall {
   onAbort?(listener: (reason: Error) => void): () => void
   /** Adds a line to this hook's trace. */
   log(line: string): void
+  /**
+   * Reports handler-specific detail (an exit code, an HTTP status, what a judge said);
+   * several calls merge their keys. Only provided during a dry run: call it as
+   * `call.detail?.({...})`, and compute nothing for it when it is absent.
+   */
+  detail?(info: Record<string, unknown>): void
 }
 
 /** A prepared handler: runs one hook for one event. May throw; the engine catches it. */

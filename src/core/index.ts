@@ -40,6 +40,7 @@ export { createEngine } from './engine.js'
 export type {
   DecisionRecord,
   DispatchInput,
+  DryRunResult,
   Engine,
   EngineOptions,
   Limits,

@@ -101,6 +101,19 @@ class Call implements HookCall {
   }
 }
 
+/** A call made during a dry run: what the handler reports through `detail` is merged into `sink`. */
+class DetailCall extends Call {
+  /** A bound function, so that a handler may pass it around. */
+  readonly detail: (info: Record<string, unknown>) => void
+
+  constructor(event: CheckedEvent, hook: HookSpec, inFlight: InFlight, sink: Record<string, unknown>) {
+    super(event, hook, inFlight)
+    this.detail = (info) => {
+      Object.assign(sink, info)
+    }
+  }
+}
+
 function noop(): void {}
 
 /** Tells one listener; a listener that throws must not keep the others or the engine from going on. */
@@ -146,6 +159,7 @@ export class InFlight {
  * promise, no timer); an asynchronous one gets one timer, and `finish` runs as soon as it
  * settles or times out, so the caller needs no further promise of its own.
  * @param timeoutMs the hook's own limit, already cut to what is left of the chain budget.
+ * @param detail when given (dry runs), the call has `detail`, which merges into it.
  */
 export function runHook<T>(
   hook: HookSpec,
@@ -154,8 +168,9 @@ export function runHook<T>(
   timeoutMs: number,
   inFlight: InFlight,
   finish: (run: HookRun) => T,
+  detail?: Record<string, unknown>,
 ): T | Promise<T> {
-  const call = new Call(event, hook, inFlight)
+  const call = detail ? new DetailCall(event, hook, inFlight, detail) : new Call(event, hook, inFlight)
   let answer: unknown
   try {
     answer = execute(call)

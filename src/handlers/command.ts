@@ -21,6 +21,9 @@ import {
 /** Bytes kept of each of stdout and stderr. */
 export const OUTPUT_CAP_BYTES = 1024 * 1024
 
+/** Bytes of each of stdout and stderr a dry run reports. */
+export const DETAIL_CAP_BYTES = 64 * 1024
+
 const configSchema = z
   .object({
     type: z.literal('command'),
@@ -42,14 +45,18 @@ const configSchema = z
 
 export type CommandConfig = z.infer<typeof configSchema>
 
-/** What running the program produced. */
-export interface ProcessResult {
-  code: number | null
-  signal: NodeJS.Signals | null
+/** What a program wrote, each stream capped. */
+export interface ProcessOutput {
   stdout: string
   stderr: string
   stdoutTruncated: boolean
   stderrTruncated: boolean
+}
+
+/** What running the program produced. */
+export interface ProcessResult extends ProcessOutput {
+  code: number | null
+  signal: NodeJS.Signals | null
 }
 
 /** Splits a command line like a shell would, refusing shell operators. */
@@ -99,6 +106,8 @@ export interface ProcessOptions {
   signal?: AbortSignal
   /** Used instead of `signal` when given (no AbortSignal needs to exist). */
   onAbort?: (listener: () => void) => () => void
+  /** Told, when aborted, what the program wrote so far (before its process group is killed). */
+  onAbortOutput?: (output: ProcessOutput) => void
   cap?: number
 }
 
@@ -127,7 +136,17 @@ export function runProcess(file: string, args: string[], options: ProcessOptions
         // the group is already gone
       }
     }
-    const onAbort = () => killGroup()
+    const onAbort = () => {
+      if (options.onAbortOutput && !settled) {
+        options.onAbortOutput({
+          stdout: out.text(),
+          stderr: err.text(),
+          stdoutTruncated: out.truncated(),
+          stderrTruncated: err.truncated(),
+        })
+      }
+      killGroup()
+    }
     const signal = options.onAbort ? undefined : options.signal
     const off = options.onAbort?.(onAbort)
     signal?.addEventListener('abort', onAbort, { once: true })
@@ -216,6 +235,31 @@ export function interpretProcess(result: ProcessResult, call: Pick<HookCall, 'ev
 
 function noop(): void {}
 
+/** Reports a process's exit and output to a dry run, each stream cut to {@link DETAIL_CAP_BYTES}. */
+function reportProcess(
+  call: HookCall,
+  exit: Pick<ProcessResult, 'code' | 'signal'> | undefined,
+  output: ProcessOutput,
+): void {
+  const stdout = capBytes(output.stdout, DETAIL_CAP_BYTES)
+  const stderr = capBytes(output.stderr, DETAIL_CAP_BYTES)
+  const info: Record<string, unknown> = exit ? { exitCode: exit.code, signal: exit.signal } : {}
+  info.stdout = stdout
+  info.stderr = stderr
+  if (output.stdoutTruncated || stdout.length < output.stdout.length) info.stdoutTruncated = true
+  if (output.stderrTruncated || stderr.length < output.stderr.length) info.stderrTruncated = true
+  call.detail?.(info)
+}
+
+/** The text cut to at most `max` UTF-8 bytes (never in the middle of a character). */
+function capBytes(text: string, max: number): string {
+  if (text.length <= max / 3 || Buffer.byteLength(text) <= max) return text
+  return Buffer.from(text)
+    .subarray(0, max)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '')
+}
+
 /** `handler: { type: command, command, args?, shell?, env?, cwd? }`. */
 export const commandHandler: HandlerFactory = {
   type: 'command',
@@ -253,7 +297,11 @@ export const commandHandler: HandlerFactory = {
           ? { onAbort: (listener) => call.onAbort?.(listener) ?? noop }
           : { signal: call.signal }),
         ...(cwd ? { cwd } : {}),
+        ...(call.detail
+          ? { onAbortOutput: (output: ProcessOutput) => reportProcess(call, undefined, output) }
+          : {}),
       })
+      if (call.detail) reportProcess(call, result, result)
       if (result.stderr.trim() && result.code === 0) call.log(`stderr: ${result.stderr.trim().slice(0, 500)}`)
       return interpretProcess(result, call)
     }

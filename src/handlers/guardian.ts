@@ -126,7 +126,20 @@ export function guardianHandler(options: GuardianHandlerOptions): HandlerFactory
         { ...config, name: config.name ?? hook.name },
         `hook "${hook.name}": handler`,
       )
-      return (call) => consult(options, remote, call, ++sequence)
+      return (call) => {
+        const pending = consult(options, remote, call, ++sequence)
+        if (!call.detail) return pending
+        return pending.then(
+          (verdict) => {
+            call.detail?.({ guardians: [answerOf(remote, verdict)] })
+            return verdict
+          },
+          (error: unknown) => {
+            call.detail?.({ guardians: [answerOf(remote, error as Error)] })
+            throw error
+          },
+        )
+      }
     },
   }
 }
@@ -164,8 +177,17 @@ export function guardiansHandler(options: GuardianHandlerOptions): HandlerFactor
   }
 }
 
+/** One Guardian's answer as a dry run reports it. */
+function answerOf(remote: RemoteGuardian, answer: Verdict | Error): Record<string, unknown> {
+  if (answer instanceof Error) return { name: remote.name, answer: 'error', error: answer.message }
+  return answer.reason === undefined
+    ? { name: remote.name, answer: answer.type }
+    : { name: remote.name, answer: answer.type, reason: answer.reason }
+}
+
 /** Composes parallel answers: any deny is a deny, modifies merge in order, allow needs all. */
 function composeVerdicts(remotes: RemoteGuardian[], answers: (Verdict | Error)[], call: HookCall): Verdict {
+  call.detail?.({ guardians: answers.map((answer, i) => answerOf(remotes[i] as RemoteGuardian, answer)) })
   const denials: string[] = []
   const codes: string[] = []
   const failures: string[] = []

@@ -205,10 +205,14 @@ async function send(
   try {
     first = await post(client, url, headers, body, call)
   } catch (error) {
+    call.detail?.({ attempts: 1 })
     if (!(error instanceof OutboundError) || error.code !== 'connect') throw error
     first = error
   }
-  if (!(first instanceof OutboundError) && first.status < 500) return first
+  if (!(first instanceof OutboundError)) {
+    call.detail?.({ status: first.status, attempts: 1 })
+    if (first.status < 500) return first
+  }
   const cause = first instanceof OutboundError ? first.message : `${where} answered ${first.status}`
   call.log(redactSecrets(`${cause}; retrying once in ${retryDelay} ms`, secrets))
   await delay(retryDelay, call.signal)
@@ -216,8 +220,10 @@ async function send(
   try {
     second = await post(client, url, headers, body, call)
   } catch (error) {
+    call.detail?.({ status: undefined, attempts: 2 })
     throw new Error(`webhook failed twice: ${errorMessage(error)}`)
   }
+  call.detail?.({ status: second.status, attempts: 2 })
   if (second.status >= 500) throw new Error(`webhook failed twice: ${where} answered ${second.status}`)
   return second
 }

@@ -4,10 +4,12 @@
 import type { HandlerFactory } from '../core/index.js'
 import { commandHandler } from './command.js'
 import { fnHandler } from './fn.js'
+import { allowHandler, askHandler, denyHandler } from './static.js'
 
-export type { CommandConfig, ProcessResult } from './command.js'
+export type { CommandConfig, ProcessOutput, ProcessResult } from './command.js'
 export {
   commandHandler,
+  DETAIL_CAP_BYTES,
   hookEnvironment,
   interpretProcess,
   OUTPUT_CAP_BYTES,
@@ -37,8 +39,10 @@ export { judgeSettings, judgeSettingsSchema } from './prompt-settings.js'
 export type { ScriptHandlerOptions, ScriptProblem } from './script.js'
 export { checkScriptHook, createScriptHandler, MAX_SCRIPT_CHARS, scriptHandler } from './script.js'
 export { fromPayloadView, payloadView } from './script-view.js'
+export type { StaticConfig, StaticHandlerType } from './static.js'
+export { allowHandler, askHandler, denyHandler, STATIC_HANDLER_TYPES } from './static.js'
 
 /** The handler types available without extra configuration. */
 export function defaultHandlers(): HandlerFactory[] {
-  return [fnHandler, commandHandler]
+  return [fnHandler, commandHandler, denyHandler, allowHandler, askHandler]
 }

@@ -123,6 +123,12 @@ export function createPromptHandler(options: PromptHandlerOptions): HandlerFacto
     const cached = cache.get(key)
     if (cached) {
       call.log('decision taken from the judge cache')
+      call.detail?.({
+        judgeDecision: cached.type,
+        judgeReason: cached.reason,
+        model: endpoint.model,
+        cached: true,
+      })
       return cached
     }
     const tenant = event.context.tenantId ?? 'default'
@@ -163,6 +169,14 @@ export function createPromptHandler(options: PromptHandlerOptions): HandlerFacto
       throw error
     }
     await ledger.add(tenant, month, answer.tokens)
+    call.detail?.({
+      judgeDecision: answer.decision,
+      judgeReason: answer.reason,
+      injectionDetected: answer.injectionDetected,
+      model: endpoint.model,
+      cached: false,
+      tokens: answer.tokens,
+    })
     const verdict = toVerdict(answer, event.payload)
     cache.set(key, verdict)
     return verdict

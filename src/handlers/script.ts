@@ -319,6 +319,7 @@ function isSuspension(error: unknown): boolean {
 function finish(run: RunState, call: HookCall): void {
   run.staged.commit()
   for (const line of run.logs) call.log(line)
+  call.detail?.({ logs: [...run.logs] })
 }
 
 function evaluate(prepared: Prepared, event: CheckedEvent, view: unknown, run: RunState): Verdict {

@@ -27,6 +27,14 @@ export interface ServerOptions {
   logger?: FastifyServerOptions['logger']
   /** Told about unexpected failures while answering. */
   onInternalError?: (error: unknown) => void
+  /**
+   * Checks the caller of `/aos` (`server.auth: token`): a principal with a tenant pins the
+   * request's tenant; an error is answered with HTTP 401.
+   */
+  authenticate?: (
+    authorization: string | undefined,
+    query: unknown,
+  ) => Promise<{ principal: { tenant?: string } } | { error: string }>
 }
 
 export const SERVER_DEFAULTS = { bodyLimitBytes: 1024 * 1024, version: '0.1.0' } as const
@@ -109,7 +117,26 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         return reply.code(415).send(errorResponse(null, rpc))
       }
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
-      const tenant = request.headers['x-warden-tenant']
+      let tenant = request.headers['x-warden-tenant']
+      if (options.authenticate) {
+        const verdict = await options.authenticate(request.headers.authorization, request.query)
+        if ('error' in verdict) {
+          const rpc = rpcError(RPC_ERRORS.invalidRequest, 'authorization', verdict.error)
+          return reply.code(401).header('www-authenticate', 'Bearer').send(errorResponse(null, rpc))
+        }
+        const own = verdict.principal.tenant
+        if (own !== undefined) {
+          if (tenant !== undefined && tenant !== own) {
+            const rpc = rpcError(
+              RPC_ERRORS.invalidRequest,
+              'x-warden-tenant',
+              `this token belongs to tenant "${own}"; X-Warden-Tenant cannot name another tenant`,
+            )
+            return reply.code(403).send(errorResponse(null, rpc))
+          }
+          tenant = own
+        }
+      }
       const answer = await service.handleBody(body, tenant === undefined ? {} : { tenant })
       if (closing) reply.header('connection', 'close')
       if (answer === undefined) return reply.code(204).send()

@@ -47,6 +47,38 @@ const serverSchema = z
     maxBatch: z.number().int().positive().max(10_000).optional(),
     maxDepth: z.number().int().positive().max(1_000).optional(),
     shutdownTimeoutMs: z.number().int().positive().optional(),
+    auth: z.enum(['token', 'none'], { error: 'must be "token" or "none"' }).optional(),
+  })
+  .strict()
+
+/** `management:`: the `/ws` API of `warden serve`. */
+const managementSchema = z
+  .object({
+    enabled: z.boolean({ error: 'must be true or false' }).optional(),
+    allowCommandHooks: z.boolean({ error: 'must be true or false' }).optional(),
+    maxFrameBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .optional(),
+    requestsPerSecond: z.number().int().positive().max(100_000).optional(),
+  })
+  .strict()
+
+/** `approvals:`: who is told about a held ask. */
+const approvalsSchema = z
+  .object({
+    notify: z
+      .object({
+        url: z
+          .string({ error: 'is required: the webhook to post new approvals to' })
+          .regex(/^https?:\/\/\S+$/i, 'must be an http(s) URL'),
+        headers: z.record(z.string(), z.string(), { error: 'must map header names to strings' }).optional(),
+        timeoutMs: z.number().int().positive().max(60_000).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
 
@@ -77,6 +109,8 @@ const configSchema = z
       )
       .optional(),
     server: serverSchema.optional(),
+    management: managementSchema.optional(),
+    approvals: approvalsSchema.optional(),
     tools: z.record(z.string(), z.unknown()).optional(),
     judge: judgeSettingsSchema.optional(),
     db: z.string({ error: 'must be a postgres:// URL or a SQLite file path' }).optional(),
@@ -129,7 +163,7 @@ export function parseConfig(text: string, baseDir: string, label = 'warden.yaml'
   const parsed = configSchema.safeParse(data)
   if (!parsed.success) throw new WardenError('invalid-config', formatZodError(parsed.error, label))
   const hooks = (parsed.data.hooks ?? []).map(
-    (hook) => withBaseDir(hook, baseDir) as unknown as HookDefinition,
+    (hook) => withBaseDir({ source: label, ...hook }, baseDir) as unknown as HookDefinition,
   )
   const limits = (parsed.data.limits ?? {}) as Partial<Limits>
   return { baseDir, hooks, limits, raw: data as Record<string, unknown> }

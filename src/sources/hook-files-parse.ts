@@ -1,11 +1,13 @@
 // One hook file, `NAME.md`: YAML front matter between `---` lines (event, priority, when,
-// script, and Warden's matcher, if, timeoutMs, onError, onTimeout, enabled, scope), then a
+// script, and Warden's matcher, if, timeoutMs, onError, onTimeout, enabled, scope, or a
+// static `handler: {type: deny | allow | ask, reason}` instead of a script), then a
 // Markdown body that is documentation. The file name is the hook name. Parsing keeps the
 // line where `script` and `when` start, so Starlark errors point into the .md file.
 
 import { basename } from 'node:path'
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml'
-import type { HookDefinition } from '../core/index.js'
+import type { HandlerConfig, HookDefinition } from '../core/index.js'
+import { STATIC_HANDLER_TYPES } from '../handlers/index.js'
 import type { SourceProblem } from './hook-files-report.js'
 
 /** The handler type of hook files. */
@@ -27,6 +29,7 @@ export const HOOK_FILE_KEYS = [
   'onTimeout',
   'enabled',
   'scope',
+  'handler',
 ] as const
 
 /** One parsed hook file. */
@@ -136,7 +139,8 @@ export function parseHookFile(text: string, file: string): ParsedHookFile {
       problem('event is required: a name such as "tool.pre" or "PreToolUse"', 2, 1)
     else keyProblem('event', 'must be an event name such as "tool.pre"')
   }
-  if (typeof data.script !== 'string' || data.script.trim() === '') {
+  if (data.handler !== undefined) checkStaticHandler(data, keyProblem)
+  else if (typeof data.script !== 'string' || data.script.trim() === '') {
     if (data.script === undefined)
       problem('script is required: Starlark code that defines handle(event, payload)', 2, 1)
     else keyProblem('script', 'must be Starlark code (a YAML block such as "script: |")')
@@ -150,15 +154,18 @@ export function parseHookFile(text: string, file: string): ParsedHookFile {
     name,
     event: data.event as string,
     source: `hook-file:${file}`,
-    handler: {
-      type: SCRIPT_HANDLER_TYPE,
-      source: data.script as string,
-      file,
-      line: keyLine.get('script')?.valueLine ?? 1,
-      column: keyLine.get('script')?.indent ?? 0,
-    },
+    handler:
+      data.handler !== undefined
+        ? { ...(data.handler as HandlerConfig) }
+        : {
+            type: SCRIPT_HANDLER_TYPE,
+            source: data.script as string,
+            file,
+            line: keyLine.get('script')?.valueLine ?? 1,
+            column: keyLine.get('script')?.indent ?? 0,
+          },
   }
-  if (typeof data.when === 'string') {
+  if (typeof data.when === 'string' && data.handler === undefined) {
     hook.handler.when = data.when
     hook.handler.whenLine = keyLine.get('when')?.valueLine ?? 1
     hook.handler.whenColumn = keyLine.get('when')?.indent ?? 0
@@ -168,6 +175,29 @@ export function parseHookFile(text: string, file: string): ParsedHookFile {
   }
   result.hook = hook
   return result
+}
+
+/** A hook file's `handler`: a static type only, and then neither `script` nor `when`. */
+function checkStaticHandler(
+  data: Record<string, unknown>,
+  keyProblem: (key: string, message: string) => void,
+): void {
+  const handler = data.handler
+  const types = STATIC_HANDLER_TYPES.join(', ')
+  if (typeof handler !== 'object' || handler === null || Array.isArray(handler)) {
+    keyProblem('handler', 'must be a mapping such as "{ type: deny, reason: no shell in prod }"')
+    return
+  }
+  const type = (handler as { type?: unknown }).type
+  if (typeof type !== 'string' || !(STATIC_HANDLER_TYPES as readonly string[]).includes(type)) {
+    keyProblem(
+      'handler',
+      `type must be one of ${types} in a hook file (got ${JSON.stringify(type) ?? 'nothing'}); write a script for anything else`,
+    )
+  }
+  if (data.script !== undefined) keyProblem('script', 'cannot be used with handler: keep one of them')
+  if (data.when !== undefined)
+    keyProblem('when', 'is a Starlark expression for scripts; with a static handler, use if (CEL)')
 }
 
 function position(problem: SourceProblem, line?: number, col?: number): SourceProblem {

@@ -1,7 +1,8 @@
-// Hook folders: every `DIR/*.md` file is one Starlark hook (see hook-files-parse.ts for the
-// format). Loading checks each file completely — front matter, event name, `when` and
-// `script` compiled, `handle(event, payload)` present — and reports every problem with its
-// file:line:col, so a broken file never becomes a hook.
+// Hook folders: every `DIR/*.md` file is one hook, a Starlark script or a static deny /
+// allow / ask (see hook-files-parse.ts for the format). Loading checks each file completely
+// — front matter, event name, `when` and `script` compiled, `handle(event, payload)`
+// present, a static handler's fields — and reports every problem with its file:line:col,
+// so a broken file never becomes a hook.
 
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
@@ -12,8 +13,13 @@ import {
   type HookDefinition,
   parseHookDefinition,
 } from '../core/index.js'
-import { checkScriptHook } from '../handlers/index.js'
-import { MAX_HOOK_FILE_BYTES, type ParsedHookFile, parseHookFile } from './hook-files-parse.js'
+import { allowHandler, askHandler, checkScriptHook, denyHandler } from '../handlers/index.js'
+import {
+  MAX_HOOK_FILE_BYTES,
+  type ParsedHookFile,
+  parseHookFile,
+  SCRIPT_HANDLER_TYPE,
+} from './hook-files-parse.js'
 import { emptyReport, type SourceProblem, type SourceReport } from './hook-files-report.js'
 
 /** Most hook files read from one folder. */
@@ -30,9 +36,13 @@ export interface HookFileResult {
   text?: string
 }
 
+/** The handlers a hook file may use besides `script`. */
+const STATIC_HANDLERS = new Map([denyHandler, allowHandler, askHandler].map((h) => [h.type, h]))
+
 /**
  * Checks a parsed hook file as the engine would: the hook definition (event name, fields),
- * its `matcher` (RE2) and `if` (CEL) compiled, and the Starlark code of `when` and `script`.
+ * its `matcher` (RE2) and `if` (CEL) compiled, and the Starlark code of `when` and `script`
+ * (or the static handler's fields).
  */
 export function checkHookFile(parsed: ParsedHookFile, file: string): SourceProblem[] {
   const hook = parsed.hook
@@ -41,6 +51,7 @@ export function checkHookFile(parsed: ParsedHookFile, file: string): SourceProbl
     const spec = parseHookDefinition(hook)
     if (spec.matcher !== undefined) compileMatcher(spec.matcher)
     if (spec.if !== undefined) compileCondition(spec.if)
+    STATIC_HANDLERS.get(spec.handler.type)?.prepare(spec.handler, spec)
   } catch (error) {
     const message = errorMessage(error).replace(/^hook "[^"]*": /, '')
     const key = Object.keys(parsed.keyLines).find((k) => message.startsWith(k) || message.includes(`${k} "`))
@@ -52,6 +63,7 @@ export function checkHookFile(parsed: ParsedHookFile, file: string): SourceProbl
     }
     return [problem]
   }
+  if (hook.handler.type !== SCRIPT_HANDLER_TYPE) return []
   return checkScriptHook(hook.handler, hook.name).map((p) => ({ file, ...p }))
 }
 

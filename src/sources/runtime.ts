@@ -41,6 +41,27 @@ export interface RuntimeOptions {
   /** Where the LLM judge counts tenants' monthly tokens (e.g. the database); default in memory. */
   tokenLedger?: TokenLedger
   env?: NodeJS.ProcessEnv
+  /**
+   * Whether `command` hooks stored in the database (made through the management API) may
+   * run. When false, such a hook fails when it runs (its onError applies, deny by default)
+   * with a message saying how to allow it. Default true (files and config are trusted).
+   */
+  storedCommandHooks?: boolean
+}
+
+/** The `command` handler, refusing hooks that came from the database. */
+function gatedCommandHandler(inner: HandlerFactory): HandlerFactory {
+  return {
+    ...inner,
+    prepare(config, hook) {
+      if (!hook.source?.startsWith('database:')) return inner.prepare(config, hook)
+      return () => {
+        throw new Error(
+          'command hooks made through the management API are not allowed on this Warden (management.allowCommandHooks is false)',
+        )
+      }
+    },
+  }
 }
 
 /** The handler types a config enables. */
@@ -78,6 +99,11 @@ export function buildHandlers(
     const at = handlers.findIndex((h) => h.type === extra.type)
     if (at >= 0) handlers.splice(at, 1)
     handlers.push(extra)
+  }
+  if (options.storedCommandHooks === false) {
+    const at = handlers.findIndex((h) => h.type === 'command')
+    const command = handlers[at]
+    if (command) handlers[at] = gatedCommandHandler(command)
   }
   return handlers
 }

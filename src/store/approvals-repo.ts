@@ -69,19 +69,21 @@ export async function upsertApprovals(trx: Transaction<Database>, approvals: App
       .insertInto('approvals')
       .values(part.map(approvalValues))
       .onConflict((oc) =>
-        oc.column('id').doUpdateSet((eb) => ({
-          status: eb.ref('excluded.status'),
-          reason: eb.ref('excluded.reason'),
-          decided_by: eb.ref('excluded.decided_by'),
-          decided_at: eb.ref('excluded.decided_at'),
-          event: eb.fn.coalesce('excluded.event', 'approvals.event'),
-          input: eb.fn.coalesce('excluded.input', 'approvals.input'),
-          asks: eb.fn.coalesce('excluded.asks', 'approvals.asks'),
-          deadline: eb.fn.coalesce('excluded.deadline', 'approvals.deadline'),
-          resolution: eb.fn.coalesce('excluded.resolution', 'approvals.resolution'),
-          edited_payload: eb.fn.coalesce('excluded.edited_payload', 'approvals.edited_payload'),
-          instance: eb.fn.coalesce('excluded.instance', 'approvals.instance'),
-        }))
+        oc
+          .column('id')
+          .doUpdateSet((eb) => ({
+            status: eb.ref('excluded.status'),
+            reason: eb.ref('excluded.reason'),
+            decided_by: eb.ref('excluded.decided_by'),
+            decided_at: eb.ref('excluded.decided_at'),
+            event: eb.fn.coalesce('excluded.event', 'approvals.event'),
+            input: eb.fn.coalesce('excluded.input', 'approvals.input'),
+            asks: eb.fn.coalesce('excluded.asks', 'approvals.asks'),
+            deadline: eb.fn.coalesce('excluded.deadline', 'approvals.deadline'),
+            resolution: eb.fn.coalesce('excluded.resolution', 'approvals.resolution'),
+            edited_payload: eb.fn.coalesce('excluded.edited_payload', 'approvals.edited_payload'),
+            instance: eb.fn.coalesce('excluded.instance', 'approvals.instance'),
+          }))
           // A resolution already made (by an approver, or expiry) is final: the audit
           // trail's later write of the same approval does not overwrite it.
           .where('approvals.status', '=', 'pending'),

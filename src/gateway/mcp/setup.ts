@@ -1,11 +1,11 @@
-// From a loaded warden.yaml to what a gateway session needs: the engine (with the static
-// `deny` handler the tool filter understands), the tool visibility rules and the pins.
+// From a loaded warden.yaml to what a gateway session needs: the engine (every engine has
+// the static `deny` handler the tool filter understands), the tool visibility rules and the pins.
 
 import type { Approver, EventContext, HandlerFactory, HookDefinition, Recorder } from '../../core/index.js'
 import { buildEngine, type WardenConfig } from '../../sources/index.js'
 import type { McpChecksOptions } from './checks.js'
 import { ToolPins } from './pins.js'
-import { denyHandler, hiddenToolPatterns, ToolVisibility } from './tools.js'
+import { hiddenToolPatterns, ToolVisibility } from './tools.js'
 
 /** What a gateway is built from. */
 export interface GatewaySetupOptions {
@@ -30,7 +30,7 @@ export type GatewaySetup = McpChecksOptions & { close(): Promise<void> }
  */
 export async function prepareGateway(options: GatewaySetupOptions): Promise<GatewaySetup> {
   const engine = buildEngine(options.config, {
-    extraHandlers: [denyHandler, ...(options.extraHandlers ?? [])],
+    ...(options.extraHandlers ? { extraHandlers: options.extraHandlers } : {}),
     ...(options.extraHooks ? { extraHooks: options.extraHooks } : {}),
     ...(options.approver ? { approver: options.approver } : {}),
     ...(options.recorder ? { recorder: options.recorder } : {}),

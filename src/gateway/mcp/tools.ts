@@ -1,13 +1,12 @@
 // Which tools a client may see: a tool named in `tools.hide` or matched by a hook that
 // denies it unconditionally (a matcher-only hook with a static `deny` handler) is removed
-// from tools/list answers, and calls to it are denied. The static `deny` handler type
-// lives here too, since the gateway is what reads it without running it.
+// from tools/list answers, and calls to it are denied. The static `deny` handler type itself
+// lives with the other handlers (every engine has it); it is re-exported here.
 
 import {
   compileMatcher,
   type EventContext,
   errorMessage,
-  type HandlerFactory,
   type HookSpec,
   type JsonObject,
   type NameMatcher,
@@ -15,17 +14,7 @@ import {
   WardenError,
 } from '../../core/index.js'
 
-/** `handler: { type: deny, reason: "..." }`: denies every event it runs for, without I/O. */
-export const denyHandler: HandlerFactory = {
-  type: 'deny',
-  prepare(config, hook) {
-    if (config.reason !== undefined && typeof config.reason !== 'string') {
-      throw new WardenError('invalid-hook', `hook "${hook.name}": handler.reason must be a string`)
-    }
-    const reason = (config.reason as string | undefined) ?? `denied by hook "${hook.name}"`
-    return () => ({ type: 'deny', reason })
-  },
-}
+export { denyHandler } from '../../handlers/index.js'
 
 /** The events whose unconditional denies hide a tool. */
 const TOOL_GATE_EVENTS = new Set(['tool.pre', 'mcp.outbound'])

@@ -1,0 +1,133 @@
+// Pushes to subscribed `/ws` connections: `decision` (each decision as it is made, with
+// event/decision filters), `approval.requested`, `approval.resolved`, `hook.changed`,
+// `breaker.tripped`. A push reaches only connections whose token covers its tenant; each
+// push is serialised once however many connections get it; a connection that does not
+// read (its send buffer over the limit) loses pushes and is told how many.
+
+import type { Decision, DecisionRecord } from '../../core/index.js'
+import { eventFrame, type PushFilter } from './protocol.js'
+
+/** The push topics a connection can subscribe to. */
+export const PUSH_TOPICS = [
+  'decision',
+  'approval.requested',
+  'approval.resolved',
+  'hook.changed',
+  'breaker.tripped',
+] as const
+
+export type PushTopic = (typeof PUSH_TOPICS)[number]
+
+/** A subscribed connection as the hub sees it. */
+export interface Subscriber {
+  /** Absent for a master token: every tenant's pushes. */
+  tenant?: string
+  topics: Map<PushTopic, PushFilter>
+  /** Bytes queued but not yet sent. */
+  buffered(): number
+  send(frame: string): void
+  /** Pushes lost because the connection did not keep up, not yet reported. */
+  dropped: number
+}
+
+/** Most bytes a connection may have queued before pushes to it are dropped. */
+export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
+
+/** The short form of a decision a `decision` push carries (decisions.get has the rest). */
+export function decisionSummary(record: DecisionRecord): Record<string, unknown> {
+  const { decision, event } = record
+  const context = event.context
+  const agent = context.agent as { id?: unknown } | undefined
+  const session = context.session as { id?: unknown } | undefined
+  return {
+    id: decision.id,
+    at: Date.now(),
+    event: decision.event,
+    decision: decision.decision,
+    reason: decision.reason,
+    reasonCode: decision.reasonCode,
+    tenant: typeof context.tenantId === 'string' ? context.tenantId : '',
+    agentId: typeof agent?.id === 'string' ? agent.id : undefined,
+    sessionId: typeof session?.id === 'string' ? session.id : undefined,
+    durationMs: decision.durationMs,
+    blocking: decision.blocking,
+    hooks: decision.trace.map((t) => ({
+      hook: t.id ?? t.hook,
+      outcome: t.outcome,
+      durationMs: t.durationMs,
+    })),
+    ...(decision.approval ? { approval: decision.approval } : {}),
+  }
+}
+
+function passes(filter: PushFilter, decision: Decision): boolean {
+  if (filter.events && !filter.events.includes(decision.event)) return false
+  if (filter.decisions && !filter.decisions.includes(decision.decision)) return false
+  return true
+}
+
+/** Fans pushes out to subscribers. */
+export class PushHub {
+  private readonly subscribers = new Set<Subscriber>()
+  private readonly counts = new Map<PushTopic, number>()
+
+  add(subscriber: Subscriber): void {
+    this.subscribers.add(subscriber)
+    this.recount()
+  }
+
+  remove(subscriber: Subscriber): void {
+    this.subscribers.delete(subscriber)
+    this.recount()
+  }
+
+  /** Call after a subscriber's topics changed. */
+  recount(): void {
+    this.counts.clear()
+    for (const s of this.subscribers) {
+      for (const topic of s.topics.keys()) this.counts.set(topic, (this.counts.get(topic) ?? 0) + 1)
+    }
+  }
+
+  /** True when someone listens to the topic (so callers skip building payloads). */
+  wants(topic: PushTopic): boolean {
+    return (this.counts.get(topic) ?? 0) > 0
+  }
+
+  /** Pushes a decision to the connections whose filters and tenant it passes. */
+  publishDecision(record: DecisionRecord): void {
+    if (!this.wants('decision')) return
+    const tenant = typeof record.event.context.tenantId === 'string' ? record.event.context.tenantId : ''
+    let frame: string | undefined
+    for (const s of this.subscribers) {
+      const filter = s.topics.get('decision')
+      if (!filter || (s.tenant !== undefined && s.tenant !== tenant)) continue
+      if (!passes(filter, record.decision)) continue
+      frame ??= eventFrame('decision', decisionSummary(record))
+      this.deliver(s, frame)
+    }
+  }
+
+  /** Pushes a non-decision event; `tenant` "" means global (master tokens only). */
+  publish(topic: Exclude<PushTopic, 'decision'>, tenant: string, payload: unknown): void {
+    if (!this.wants(topic)) return
+    let frame: string | undefined
+    for (const s of this.subscribers) {
+      if (!s.topics.has(topic) || (s.tenant !== undefined && s.tenant !== tenant)) continue
+      frame ??= eventFrame(topic, payload)
+      this.deliver(s, frame)
+    }
+  }
+
+  private deliver(s: Subscriber, frame: string): void {
+    if (s.buffered() > MAX_BUFFERED_BYTES) {
+      s.dropped++
+      return
+    }
+    if (s.dropped > 0) {
+      s.send(eventFrame('push.dropped', { count: s.dropped }))
+      s.dropped = 0
+    }
+    s.send(frame)
+  }
+}

@@ -1,0 +1,163 @@
+// How hooks look through the management API: stored (API) hooks and hooks from files in
+// one shape, with secret values masked (a masked value sent back unchanged keeps the
+// stored secret), the breaker state, and who may see what.
+
+import type { BreakerTrip, HandlerConfig, HookDefinition, HookSpec } from '../../core/index.js'
+import { isSecretKey, type StoredHook } from '../../store/index.js'
+import type { Principal } from './tokens.js'
+
+/** What a secret value is shown as. */
+export const MASK = '********'
+
+/** A copy of a handler config with every secret value replaced by {@link MASK}. */
+export function maskConfig(value: unknown, underSecret = false): unknown {
+  if (underSecret && typeof value === 'string' && value !== '') return MASK
+  if (Array.isArray(value)) return value.map((v) => maskConfig(v, underSecret))
+  if (typeof value !== 'object' || value === null) return value
+  const out: Record<string, unknown> = {}
+  for (const [key, inner] of Object.entries(value))
+    out[key] = maskConfig(inner, underSecret || isSecretKey(key))
+  return out
+}
+
+/** A new handler config where every {@link MASK} left as it was takes the stored value back. */
+export function unmaskConfig(next: unknown, stored: unknown): unknown {
+  if (next === MASK) return typeof stored === 'string' ? stored : next
+  if (Array.isArray(next)) {
+    return next.map((v, i) => unmaskConfig(v, Array.isArray(stored) ? stored[i] : undefined))
+  }
+  if (typeof next !== 'object' || next === null) return next
+  const before = typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>) : {}
+  const out: Record<string, unknown> = {}
+  for (const [key, inner] of Object.entries(next)) out[key] = unmaskConfig(inner, before[key])
+  return out
+}
+
+/** A hook as the API lists it. */
+export interface HookView {
+  id: string
+  name: string
+  event: string
+  scope: 'global' | 'tenant' | 'agent'
+  tenant?: string
+  agents: string[]
+  handlerType: string
+  handler: unknown
+  matcher?: string
+  if?: string
+  priority: number
+  timeoutMs: number
+  onTimeout: string
+  onError: string
+  enabled: boolean
+  version: number
+  policy?: unknown
+  /** `api`: created through the management API; `file`: from a file or the config. */
+  source: 'api' | 'file'
+  /** Where a file hook comes from. */
+  origin?: string
+  /** File hooks can only be toggled. */
+  readOnly: boolean
+  createdAt?: number
+  updatedAt?: number
+  breaker?: { open: true; openedAt: number; failures: number; lastError: string }
+}
+
+function scopeKind(tenant: string | undefined, agents: readonly string[]): HookView['scope'] {
+  return agents.length > 0 ? 'agent' : tenant ? 'tenant' : 'global'
+}
+
+function withBreaker(view: HookView, trip: BreakerTrip | undefined): HookView {
+  if (trip)
+    view.breaker = { open: true, openedAt: trip.openedAt, failures: trip.failures, lastError: trip.lastError }
+  return view
+}
+
+/** A stored hook as the API shows it. */
+export function storedView(hook: StoredHook, trip?: BreakerTrip): HookView {
+  const view: HookView = {
+    id: hook.id,
+    name: hook.name,
+    event: hook.event,
+    scope: scopeKind(hook.tenant, hook.agents),
+    agents: hook.agents,
+    handlerType: hook.handlerType,
+    handler: maskConfig(hook.handler),
+    priority: hook.priority,
+    timeoutMs: hook.timeoutMs,
+    onTimeout: hook.onTimeout,
+    onError: hook.onError,
+    enabled: hook.enabled,
+    version: hook.version,
+    source: 'api',
+    readOnly: false,
+    createdAt: hook.createdAt,
+    updatedAt: hook.updatedAt,
+  }
+  if (hook.tenant) view.tenant = hook.tenant
+  if (hook.matcher !== undefined) view.matcher = hook.matcher
+  if (hook.if !== undefined) view.if = hook.if
+  if (hook.policy) view.policy = hook.policy
+  return withBreaker(view, trip)
+}
+
+/** A hook from a file or the config as the API shows it. */
+export function fileView(spec: HookSpec, trip?: BreakerTrip): HookView {
+  const agents = spec.scope.agents ?? []
+  const handler = { ...spec.handler }
+  delete (handler as { baseDir?: unknown }).baseDir
+  const view: HookView = {
+    id: spec.id,
+    name: spec.name,
+    event: spec.event,
+    scope: scopeKind(spec.scope.tenant, agents),
+    agents,
+    handlerType: spec.handler.type,
+    handler: maskConfig(handler),
+    priority: spec.priority,
+    timeoutMs: spec.timeoutMs,
+    onTimeout: spec.onTimeout,
+    onError: spec.onError,
+    enabled: spec.enabled,
+    version: spec.version,
+    source: 'file',
+    origin: spec.source ?? 'config',
+    readOnly: true,
+  }
+  if (spec.scope.tenant) view.tenant = spec.scope.tenant
+  if (spec.matcher !== undefined) view.matcher = spec.matcher
+  if (spec.if !== undefined) view.if = spec.if
+  if (spec.policy) view.policy = spec.policy
+  return withBreaker(view, trip)
+}
+
+/** True when a hook spec came from the database rather than a file or the config. */
+export function isStoredSpec(spec: HookSpec): boolean {
+  return spec.source?.startsWith('database:') === true
+}
+
+/** A registered hook spec as a definition again (to re-register it, or dry-run it). */
+export function specDefinition(spec: HookSpec): HookDefinition {
+  const definition: HookDefinition = {
+    name: spec.name,
+    event: spec.event,
+    priority: spec.priority,
+    timeoutMs: spec.timeoutMs,
+    onTimeout: spec.onTimeout,
+    onError: spec.onError,
+    enabled: spec.enabled,
+    version: spec.version,
+    handler: spec.handler as HandlerConfig,
+  }
+  if (spec.scope.tenant || spec.scope.agents) definition.scope = { ...spec.scope }
+  if (spec.matcher !== undefined) definition.matcher = spec.matcher
+  if (spec.if !== undefined) definition.if = spec.if
+  if (spec.policy) definition.policy = spec.policy
+  if (spec.source !== undefined) definition.source = spec.source
+  return definition
+}
+
+/** True when the principal may see a hook of this tenant ("" or undefined = global). */
+export function visibleTo(principal: Principal, tenant: string | undefined): boolean {
+  return principal.tenant === undefined || principal.tenant === (tenant ?? '')
+}
