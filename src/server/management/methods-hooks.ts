@@ -53,13 +53,18 @@ const editable = definition.partial().omit({ name: true }).strict()
 
 /** The field a hook-model error message names (`hook "x": handler.url must …`). */
 function fieldOf(message: string): string | undefined {
-  const rest = message.replace(/^hook(?: "[^"]*")?: /, '')
+  let rest = message.replace(/^hook(?: "[^"]*")?: /, '')
+  // A handler's own check: `hook "x": handler: reason must …`.
+  const inHandler = rest.startsWith('handler: ')
+  if (inHandler) rest = rest.slice('handler: '.length)
+  const at = (field: string) => (inHandler ? `handler.${field}` : field)
   const unknown = /^unknown fields? "([^"]+)"(?:.* in (\S+?):)?/.exec(rest)
-  if (unknown) return unknown[2] ? `${unknown[2]}.${unknown[1]}` : unknown[1]
+  if (unknown?.[1]) return at(unknown[2] ? `${unknown[2]}.${unknown[1]}` : unknown[1])
   const event = /^event "/.exec(rest)
-  if (event) return 'event'
+  if (event && !inHandler) return 'event'
   const field = /^([A-Za-z][\w.[\]]*)\s/.exec(rest)
-  return field?.[1]
+  if (field?.[1]) return at(field[1])
+  return inHandler ? 'handler' : undefined
 }
 
 /** A hook-model or store error as an `invalid-params` API error. */

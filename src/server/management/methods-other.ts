@@ -240,7 +240,7 @@ export function otherMethods(
         .object({
           events: z
             .array(z.enum(PUSH_TOPICS), { error: `must be a list of ${PUSH_TOPICS.join(', ')}` })
-            .min(1),
+            .min(1, `must name at least one of ${PUSH_TOPICS.join(', ')}`),
           filter: z
             .object({ event: z.array(z.string()).optional(), decision: z.array(kinds).optional() })
             .strict()

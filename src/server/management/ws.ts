@@ -61,6 +61,14 @@ function suggest(name: string, methods: string[]): string[] {
   return methods.filter((m) => m.startsWith(`${prefix}.`)).slice(0, 8)
 }
 
+/** A short description of a value for an error message (never the whole value: it may be huge or nested very deep). */
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (typeof value === 'string') return JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value)
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return Array.isArray(value) ? 'a list' : 'an object'
+}
+
 function idOf(frame: unknown): string | number | null {
   if (typeof frame !== 'object' || frame === null) return null
   const id = (frame as { id?: unknown }).id
@@ -169,7 +177,7 @@ class Connection implements ConnectionHandle {
       request.type !== 'req'
         ? new ApiError(
             'bad-frame',
-            `type must be "req" (got ${JSON.stringify(request.type) ?? 'nothing'})`,
+            `type must be "req" (got ${describe(request.type)})`,
             'type',
           )
         : id === null
@@ -249,7 +257,13 @@ export async function managementSocket(app: FastifyInstance, options: SocketOpti
           : Array.isArray(data)
             ? Buffer.concat(data)
             : Buffer.from(data)
-        void connection.receive(buffer, isBinary)
+        connection.receive(buffer, isBinary).catch((error: unknown) => {
+          // A failure outside the method call must not take the server down.
+          options.onInternalError?.(error)
+          connection.send(
+            errorFrame(null, new ApiError('internal', `the frame could not be handled: ${errorMessage(error)}`)),
+          )
+        })
       })
       socket.on('close', () => {
         connections.delete(connection)
