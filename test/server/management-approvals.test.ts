@@ -74,7 +74,11 @@ afterAll(async () => {
 describe('approvals', () => {
   it('holds the request until it is approved, then allows it', async () => {
     const { answer, id, push } = await held()
-    expect(push).toMatchObject({ status: 'pending', event: 'tool.pre', asks: [{ hook: 'ask-deploy', reason: 'deploys need a human' }] })
+    expect(push).toMatchObject({
+      status: 'pending',
+      event: 'tool.pre',
+      asks: [{ hook: 'ask-deploy', reason: 'deploys need a human' }],
+    })
     expect(push.input.payload.tool).toMatchObject({ name: 'deploy', input: { env: 'prod' } })
     const pending = await approver.ok('approvals.list', { status: 'pending' })
     expect(pending.approvals.map((a: { id: string }) => a.id)).toContain(id)
@@ -109,22 +113,41 @@ describe('approvals', () => {
 
   it('takes a resolution made from the terminal', async () => {
     const { answer, id } = await held()
-    const cli = await runCli(['approvals', 'approve', id, '--db', db, '--comment', 'from the shell', '--by', 'ops'])
+    const cli = await runCli([
+      'approvals',
+      'approve',
+      id,
+      '--db',
+      db,
+      '--comment',
+      'from the shell',
+      '--by',
+      'ops',
+    ])
     expect(cli.stderr).toBe('')
     expect(cli.code).toBe(0)
     const { body } = await answer
     expect(body.result.decision).toBe('allow')
     expect(body.result.data.approval.by).toBe('ops')
     const listed = await runCli(['approvals', 'list', '--db', db, '--json'])
-    const rows = listed.stdout.trim().split('\n').map((line) => JSON.parse(line))
-    expect(rows.find((r: { id: string }) => r.id === id)).toMatchObject({ status: 'approved', decidedBy: 'ops' })
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(rows.find((r: { id: string }) => r.id === id)).toMatchObject({
+      status: 'approved',
+      decidedBy: 'ops',
+    })
     const twice = await runCli(['approvals', 'reject', id, '--db', db])
     expect(twice.code).toBe(1)
     expect(twice.stderr).toContain('already approved')
   })
 
   it('lets one of two concurrent approvers win', async () => {
-    const second = await WsClient.connect(warden.url, (await token(store, 'admin', undefined, 'second')).token)
+    const second = await WsClient.connect(
+      warden.url,
+      (await token(store, 'admin', undefined, 'second')).token,
+    )
     const { answer, id } = await held()
     const [a, b] = await Promise.all([
       approver.call('approvals.resolve', { id, action: 'approve' }),
@@ -154,12 +177,15 @@ describe('approvals', () => {
     await approver.ok('approvals.resolve', { id, action: 'approve' })
     await answer
     const deadline = Date.now() + 3000
-    while (Date.now() < deadline && !notified.some((n) => (n as { body: { approval: { id: string } } }).body.approval.id === id)) {
+    while (
+      Date.now() < deadline &&
+      !notified.some((n) => (n as { body: { approval: { id: string } } }).body.approval.id === id)
+    ) {
       await new Promise((r) => setTimeout(r, 20))
     }
-    const post = notified.find((n) => (n as { body: { approval: { id: string } } }).body.approval.id === id) as
-      | { headers: Record<string, string>; body: { type: string } }
-      | undefined
+    const post = notified.find(
+      (n) => (n as { body: { approval: { id: string } } }).body.approval.id === id,
+    ) as { headers: Record<string, string>; body: { type: string } } | undefined
     expect(post?.body.type).toBe('approval.requested')
     expect(post?.headers['x-channel']).toBe('ops')
   })
@@ -249,7 +275,9 @@ hooks:
       expect(global.body.result.decision).toBe('allow')
       await own.revokeToken(agent.id, Date.now())
       await new Promise((r) => setTimeout(r, 1000))
-      expect((await aos(secured.url, toolCall('x', {}), { authorization: `Bearer ${agent.token}` })).status).toBe(401)
+      expect(
+        (await aos(secured.url, toolCall('x', {}), { authorization: `Bearer ${agent.token}` })).status,
+      ).toBe(401)
     } finally {
       await own.close()
       await secured.stop()

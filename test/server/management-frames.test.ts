@@ -155,26 +155,38 @@ describe('JSON that is not a request', () => {
       message: 'type must be "req" (got nothing)',
       field: 'type',
     })
-    await bad({ type: 'request', method: 'server.info' }, {
-      code: 'bad-frame',
-      message: 'type must be "req" (got "request")',
-      field: 'type',
-    })
-    await bad({ type: 42, method: 'server.info' }, {
-      code: 'bad-frame',
-      message: 'type must be "req" (got 42)',
-      field: 'type',
-    })
-    await bad({ type: { req: true }, method: 'server.info' }, {
-      code: 'bad-frame',
-      message: 'type must be "req" (got an object)',
-      field: 'type',
-    })
-    await bad({ type: 'res', method: 'server.info' }, {
-      code: 'bad-frame',
-      message: 'type must be "req" (got "res")',
-      field: 'type',
-    })
+    await bad(
+      { type: 'request', method: 'server.info' },
+      {
+        code: 'bad-frame',
+        message: 'type must be "req" (got "request")',
+        field: 'type',
+      },
+    )
+    await bad(
+      { type: 42, method: 'server.info' },
+      {
+        code: 'bad-frame',
+        message: 'type must be "req" (got 42)',
+        field: 'type',
+      },
+    )
+    await bad(
+      { type: { req: true }, method: 'server.info' },
+      {
+        code: 'bad-frame',
+        message: 'type must be "req" (got an object)',
+        field: 'type',
+      },
+    )
+    await bad(
+      { type: 'res', method: 'server.info' },
+      {
+        code: 'bad-frame',
+        message: 'type must be "req" (got "res")',
+        field: 'type',
+      },
+    )
   })
 
   it('names a missing id or one of the wrong type', async () => {
@@ -195,12 +207,18 @@ describe('JSON that is not a request', () => {
   })
 
   it('names an unknown frame field', async () => {
-    await bad({ method: 'server.info', parms: {} }, {
-      code: 'bad-frame',
-      message: 'unknown field "parms" in the frame',
-      field: 'parms',
-    })
-    const proto = await c.raw('{"type":"req","id":"proto-field","method":"server.info","__proto__":{"x":1}}', 'proto-field')
+    await bad(
+      { method: 'server.info', parms: {} },
+      {
+        code: 'bad-frame',
+        message: 'unknown field "parms" in the frame',
+        field: 'parms',
+      },
+    )
+    const proto = await c.raw(
+      '{"type":"req","id":"proto-field","method":"server.info","__proto__":{"x":1}}',
+      'proto-field',
+    )
     check(proto, { code: 'bad-frame', message: 'unknown field "__proto__" in the frame', field: '__proto__' })
     tested.add('proto-field')
   })
@@ -214,14 +232,29 @@ describe('methods', () => {
       field: 'method',
     })
     expect(res.error?.message).toContain('the methods of "hooks" are hooks.list, hooks.get, hooks.create')
-    await bad(req('nothing.here'), { code: 'unknown-method', message: /^unknown method "nothing\.here"$/, field: 'method' })
+    await bad(req('nothing.here'), {
+      code: 'unknown-method',
+      message: /^unknown method "nothing\.here"$/,
+      field: 'method',
+    })
     await bad(req(''), { code: 'unknown-method', message: 'unknown method ""', field: 'method' })
-    const long = await bad(req(`x${'y'.repeat(5000)}`), { code: 'unknown-method', message: 'unknown method "xyy', field: 'method' })
+    const long = await bad(req(`x${'y'.repeat(5000)}`), {
+      code: 'unknown-method',
+      message: 'unknown method "xyy',
+      field: 'method',
+    })
     expect(long.error?.message.length).toBeLessThan(200)
   })
 
   it('does not reach the prototype through method names', async () => {
-    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']) {
+    for (const name of [
+      '__proto__',
+      'constructor',
+      'toString',
+      'hasOwnProperty',
+      'valueOf',
+      '__defineGetter__',
+    ]) {
       await bad(req(name), { code: 'unknown-method', message: `unknown method "${name}"`, field: 'method' })
     }
   })
@@ -229,9 +262,21 @@ describe('methods', () => {
 
 describe('params', () => {
   it('refuses params that are not an object', async () => {
-    await bad(req('hooks.list', []), { code: 'invalid-params', message: /^hooks\.list: params .*object/, field: 'params' })
-    await bad(req('hooks.list', 'limit=10'), { code: 'invalid-params', message: /^hooks\.list: params .*object/, field: 'params' })
-    await bad(req('server.info', 7), { code: 'invalid-params', message: /^server\.info: params .*object/, field: 'params' })
+    await bad(req('hooks.list', []), {
+      code: 'invalid-params',
+      message: /^hooks\.list: params .*object/,
+      field: 'params',
+    })
+    await bad(req('hooks.list', 'limit=10'), {
+      code: 'invalid-params',
+      message: /^hooks\.list: params .*object/,
+      field: 'params',
+    })
+    await bad(req('server.info', 7), {
+      code: 'invalid-params',
+      message: /^server\.info: params .*object/,
+      field: 'params',
+    })
   })
 
   it('names unknown params fields', async () => {
@@ -263,17 +308,41 @@ describe('params', () => {
       message: 'hooks.toggle: params.id must be a hook id string',
       field: 'id',
     })
-    await bad(req('hooks.list', { limit: 0 }), { code: 'invalid-params', message: /hooks\.list: params\.limit .*1/, field: 'limit' })
-    await bad(req('hooks.list', { limit: 5000 }), { code: 'invalid-params', message: /hooks\.list: params\.limit .*1000/, field: 'limit' })
-    await bad(req('hooks.list', { limit: '10' }), { code: 'invalid-params', message: /hooks\.list: params\.limit .*number/, field: 'limit' })
-    await bad(req('hooks.list', { limit: 2.5 }), { code: 'invalid-params', message: /hooks\.list: params\.limit .*int/, field: 'limit' })
+    await bad(req('hooks.list', { limit: 0 }), {
+      code: 'invalid-params',
+      message: /hooks\.list: params\.limit .*1/,
+      field: 'limit',
+    })
+    await bad(req('hooks.list', { limit: 5000 }), {
+      code: 'invalid-params',
+      message: /hooks\.list: params\.limit .*1000/,
+      field: 'limit',
+    })
+    await bad(req('hooks.list', { limit: '10' }), {
+      code: 'invalid-params',
+      message: /hooks\.list: params\.limit .*number/,
+      field: 'limit',
+    })
+    await bad(req('hooks.list', { limit: 2.5 }), {
+      code: 'invalid-params',
+      message: /hooks\.list: params\.limit .*int/,
+      field: 'limit',
+    })
     await bad(req('decisions.list', { decision: 'maybe' }), {
       code: 'invalid-params',
       message: /decisions\.list: params\.decision .*"allow"/,
       field: 'decision',
     })
-    await bad(req('hooks.get', { id: '' }), { code: 'invalid-params', message: 'hooks.get: params.id must not be empty', field: 'id' })
-    await bad(req('hooks.get', {}), { code: 'invalid-params', message: 'hooks.get: params.id must be a hook id string', field: 'id' })
+    await bad(req('hooks.get', { id: '' }), {
+      code: 'invalid-params',
+      message: 'hooks.get: params.id must not be empty',
+      field: 'id',
+    })
+    await bad(req('hooks.get', {}), {
+      code: 'invalid-params',
+      message: 'hooks.get: params.id must be a hook id string',
+      field: 'id',
+    })
     await bad(req('hooks.update', { id: 'x', changes: { name: 'renamed' } }), {
       code: 'invalid-params',
       message: 'hooks.update: unknown field "changes.name"',
@@ -412,7 +481,12 @@ describe('approvals and subscriptions', () => {
 
 describe('size and depth', () => {
   it('answers a frame over the limit but under the hard cap with frame-too-large and stays open', async () => {
-    const text = JSON.stringify({ type: 'req', id: 'big', method: 'hooks.list', params: { search: 'x'.repeat(MAX_FRAME) } })
+    const text = JSON.stringify({
+      type: 'req',
+      id: 'big',
+      method: 'hooks.list',
+      params: { search: 'x'.repeat(MAX_FRAME) },
+    })
     expect(text.length).toBeGreaterThan(MAX_FRAME)
     expect(text.length).toBeLessThan(HARD_CAP)
     await badNoId(text, {
@@ -421,7 +495,12 @@ describe('size and depth', () => {
       field: null,
     })
     // Multi-byte characters count as bytes, not characters.
-    const wide = JSON.stringify({ type: 'req', id: 'wide', method: 'hooks.list', params: { search: 'é'.repeat(MAX_FRAME / 2) } })
+    const wide = JSON.stringify({
+      type: 'req',
+      id: 'wide',
+      method: 'hooks.list',
+      params: { search: 'é'.repeat(MAX_FRAME / 2) },
+    })
     expect(wide.length).toBeLessThan(MAX_FRAME)
     await badNoId(wide, {
       code: 'frame-too-large',
@@ -434,7 +513,14 @@ describe('size and depth', () => {
   it('closes a connection that sends a frame over the hard cap with 1009, and goes on serving others', async () => {
     const victim = await client()
     await victim.ok('server.info')
-    victim.socket.send(JSON.stringify({ type: 'req', id: 'huge', method: 'hooks.list', params: { search: 'x'.repeat(HARD_CAP) } }))
+    victim.socket.send(
+      JSON.stringify({
+        type: 'req',
+        id: 'huge',
+        method: 'hooks.list',
+        params: { search: 'x'.repeat(HARD_CAP) },
+      }),
+    )
     const closed = await victim.closed
     expect(closed.code).toBe(1009)
     tested.add('over-hard-cap')
@@ -453,7 +539,11 @@ describe('size and depth', () => {
     tested.add('deep-params')
 
     const asParams = `{"type":"req","id":"deep-as-params","method":"hooks.list","params":${nested}}`
-    check(await c.raw(asParams, 'deep-as-params'), { code: 'invalid-params', message: /params .*object/, field: 'params' })
+    check(await c.raw(asParams, 'deep-as-params'), {
+      code: 'invalid-params',
+      message: /params .*object/,
+      field: 'params',
+    })
     tested.add('deep-as-params')
 
     const asType = `{"type":${nested},"id":"deep-type","method":"server.info"}`
@@ -494,7 +584,9 @@ describe('floods', () => {
     c.socket.on('message', count)
     const n = 300
     const answers = await Promise.all(
-      Array.from({ length: n }, (_, i) => c.raw(JSON.stringify({ type: 'req', id: `flood-${i}`, method: 'server.info' }), `flood-${i}`)),
+      Array.from({ length: n }, (_, i) =>
+        c.raw(JSON.stringify({ type: 'req', id: `flood-${i}`, method: 'server.info' }), `flood-${i}`),
+      ),
     )
     await sleep(200)
     c.socket.off('message', count)
@@ -522,10 +614,11 @@ describe('floods', () => {
 describe('afterwards', () => {
   it('the same connection, an earlier one, /healthz and the process all carry on', async () => {
     expect(tested.size).toBeGreaterThanOrEqual(30)
-    console.log('TESTED', tested.size)
     expect(c.errors.filter((e) => e.id !== null)).toEqual([])
     expect((await c.ok('server.info')).token.role).toBe('admin')
-    expect((await bystander.ok('hooks.list', { source: 'file' })).hooks.map((h: { id: string }) => h.id)).toEqual(['ask-deploy'])
+    expect(
+      (await bystander.ok('hooks.list', { source: 'file' })).hooks.map((h: { id: string }) => h.id),
+    ).toEqual(['ask-deploy'])
     const health = await fetch(`${warden.url}/healthz`)
     expect(health.status).toBe(200)
     expect(warden.child.exitCode).toBeNull()

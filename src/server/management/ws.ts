@@ -175,11 +175,7 @@ class Connection implements ConnectionHandle {
     const extra = Object.keys(request).filter((k) => !['type', 'id', 'method', 'params'].includes(k))
     const problem =
       request.type !== 'req'
-        ? new ApiError(
-            'bad-frame',
-            `type must be "req" (got ${describe(request.type)})`,
-            'type',
-          )
+        ? new ApiError('bad-frame', `type must be "req" (got ${describe(request.type)})`, 'type')
         : id === null
           ? new ApiError('bad-frame', 'id must be a string or a number, echoed in the answer', 'id')
           : typeof request.method !== 'string'
@@ -261,7 +257,10 @@ export async function managementSocket(app: FastifyInstance, options: SocketOpti
           // A failure outside the method call must not take the server down.
           options.onInternalError?.(error)
           connection.send(
-            errorFrame(null, new ApiError('internal', `the frame could not be handled: ${errorMessage(error)}`)),
+            errorFrame(
+              null,
+              new ApiError('internal', `the frame could not be handled: ${errorMessage(error)}`),
+            ),
           )
         })
       })
