@@ -12,6 +12,8 @@
 //   `/aos` answer the approval held, against a plain `/ws` round trip (`server.info`) on the
 //   same connection, the two alternating request by request.
 // Goals: throughput with 20 subscribers >= 0.9x of none; approval release p50 <= 5 ms.
+// Only this one: `npm run bench -- management`. MGMT_BENCH_SECONDS sets the seconds of a
+// throughput round (default 3), MGMT_BENCH_APPROVALS the approvals measured (default 200).
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -51,6 +53,17 @@ const SUBSCRIBERS = 20
 const APPROVALS = Number(process.env.MGMT_BENCH_APPROVALS ?? 200)
 /** Longest wait for the last pushes of a round to arrive, in ms. */
 const SETTLE_MS = 5000
+/** Longest wait for an answer or a push before the run fails, in ms. */
+const TIMEOUT_MS = 10_000
+
+/** The promise, or a rejection naming what did not come within TIMEOUT_MS. */
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no ${what} within ${TIMEOUT_MS} ms`)), TIMEOUT_MS)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
 
 /** A cheap stack: a static deny skipped by its matcher, CEL-gated deny and allow, an ask for transfers. */
 const CONFIG = `
@@ -142,7 +155,10 @@ class WsClient {
 
   private constructor(readonly socket: WebSocket) {
     socket.on('message', (data: Buffer) => {
-      if (data.length > DECISION_PREFIX.length && data.toString('latin1', 0, DECISION_PREFIX.length) === DECISION_PREFIX) {
+      if (
+        data.length > DECISION_PREFIX.length &&
+        data.toString('latin1', 0, DECISION_PREFIX.length) === DECISION_PREFIX
+      ) {
         this.decisions++
         return
       }
@@ -167,7 +183,9 @@ class WsClient {
     })
     return new Promise((resolve, reject) => {
       socket.once('open', () => resolve(new WsClient(socket)))
-      socket.once('unexpected-response', (_req, res) => reject(new Error(`/ws answered HTTP ${res.statusCode}`)))
+      socket.once('unexpected-response', (_req, res) =>
+        reject(new Error(`/ws answered HTTP ${res.statusCode}`)),
+      )
       socket.once('error', reject)
     })
   }
@@ -175,7 +193,7 @@ class WsClient {
   /** Sends a request; resolves with its answer's payload, rejects with its error. */
   call(method: string, params: unknown = {}): Promise<Frame['payload']> {
     const id = this.next++
-    return new Promise((resolve, reject) => {
+    const answer = new Promise<Frame['payload']>((resolve, reject) => {
       this.answers.set(id, (frame) =>
         frame.ok
           ? resolve(frame.payload)
@@ -183,11 +201,12 @@ class WsClient {
       )
       this.socket.send(JSON.stringify({ type: 'req', id, method, params }))
     })
+    return within(answer, `answer to ${method}`)
   }
 
   /** The next push of an event (one waiter per event at a time). */
   nextPush(event: string): Promise<Frame> {
-    return new Promise((resolve) => this.pushWaiters.set(event, resolve))
+    return within(new Promise((resolve) => this.pushWaiters.set(event, resolve)), `${event} push`)
   }
 
   close(): void {
@@ -215,7 +234,11 @@ async function subscribersChild(url: string, token: string): Promise<void> {
         last = total()
         await new Promise((resolve) => setTimeout(resolve, 200))
       }
-      send({ type: 'counts', pushes: clients.map((c) => c.decisions), dropped: clients.map((c) => c.dropped) })
+      send({
+        type: 'counts',
+        pushes: clients.map((c) => c.decisions),
+        dropped: clients.map((c) => c.dropped),
+      })
       for (const c of clients) c.close()
       clients = []
     }
@@ -409,10 +432,16 @@ async function makeToken(db: string): Promise<string> {
 
 async function throughput(server: Served, token: string): Promise<BenchResult> {
   const check = JSON.parse((await post(server.url, BODY)).text) as {
-    result?: { decision?: string; data?: { trace?: { hook?: string; outcome: string }[] } }
+    result?: { decision?: string; data?: { trace?: { hook: string; outcome: string; skipped?: string }[] } }
   }
-  if (check.result?.decision !== 'allow') {
-    throw new Error(`the throughput body was not allowed: ${JSON.stringify(check).slice(0, 300)}`)
+  const ran = (check.result?.data?.trace ?? []).map((t) => `${t.hook}:${t.skipped ?? t.outcome}`).join(' ')
+  if (
+    check.result?.decision !== 'allow' ||
+    ran !== 'no-rm:matcher sms-size:if sms-ok:allow transfers-ask:matcher'
+  ) {
+    throw new Error(
+      `the throughput body did not run the hooks as meant: ${JSON.stringify(check).slice(0, 400)}`,
+    )
   }
   const subscribers = startSubscribers(server.url, token)
   try {
@@ -478,8 +507,10 @@ async function approvals(server: Served, token: string): Promise<BenchResult> {
       const held = post(server.url, ASK_BODY)
       const id = (await requested).payload?.id
       const t0 = performance.now()
-      const resolved = client.call('approvals.resolve', { id, action: 'approve' }).then(() => performance.now())
-      const answer = await held
+      const resolved = client
+        .call('approvals.resolve', { id, action: 'approve' })
+        .then(() => performance.now())
+      const answer = await within(held, 'answer to the held POST /aos')
       const t1 = performance.now()
       const t2 = await resolved
       const decision = (JSON.parse(answer.text) as { result?: { decision?: string } }).result?.decision

@@ -19,7 +19,7 @@ let approver: WsClient
 let webhook: Server
 const notified: unknown[] = []
 
-function yaml(port: number, timeoutMs = 4000): string {
+function yaml(port: number, timeoutMs = 30_000): string {
   return `
 limits: { approvalTimeoutMs: ${timeoutMs} }
 network: { allow: ["127.0.0.1"] }
@@ -161,16 +161,30 @@ describe('approvals', () => {
   })
 
   it('expires at the deadline with a deny that says so', async () => {
-    const started = Date.now()
-    const { answer, id } = await held()
-    const { body } = await answer
-    expect(Date.now() - started).toBeGreaterThanOrEqual(3500)
-    expect(body.result.decision).toBe('deny')
-    expect(body.result.message).toContain('no approval within 4000 ms')
-    await new Promise((r) => setTimeout(r, 300))
-    expect((await store.getApproval(id))?.status).toBe('expired')
-    expect((await approver.call('approvals.resolve', { id, action: 'approve' })).error?.code).toBe('conflict')
-  }, 15_000)
+    const local = join(dir, 'expiry.db')
+    const short = await serve({ dir, name: 'expiry', yaml: yaml(9, 1500), db: local })
+    const own = await storeAt(local)
+    try {
+      const watcher = await WsClient.connect(short.url, (await token(own, 'admin')).token)
+      await watcher.ok('subscribe', { events: ['approval.requested'] })
+      const started = Date.now()
+      const answer = aos(short.url, toolCall('deploy', {}))
+      const { id } = await watcher.push('approval.requested')
+      const { body } = await answer
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1400)
+      expect(body.result.decision).toBe('deny')
+      expect(body.result.message).toContain('no approval within 1500 ms')
+      await new Promise((r) => setTimeout(r, 300))
+      expect((await own.getApproval(id))?.status).toBe('expired')
+      expect((await watcher.call('approvals.resolve', { id, action: 'approve' })).error?.code).toBe(
+        'conflict',
+      )
+      watcher.close()
+    } finally {
+      await own.close()
+      await short.stop()
+    }
+  }, 60_000)
 
   it('posts each new approval to the notify webhook', async () => {
     const { answer, id } = await held()

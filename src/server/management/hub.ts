@@ -1,8 +1,8 @@
 // Pushes to subscribed `/ws` connections: `decision` (each decision as it is made, with
 // event/decision filters), `approval.requested`, `approval.resolved`, `hook.changed`,
 // `breaker.tripped`. A push reaches only connections whose token covers its tenant; each
-// push is serialised once however many connections get it; a connection that does not
-// read (its send buffer over the limit) loses pushes and is told how many.
+// push is serialised (and encoded) once however many connections get it; a connection
+// that does not read (its send buffer over the limit) loses pushes and is told how many.
 
 import type { Decision, DecisionRecord } from '../../core/index.js'
 import { eventFrame, type PushFilter } from './protocol.js'
@@ -25,7 +25,8 @@ export interface Subscriber {
   topics: Map<PushTopic, PushFilter>
   /** Bytes queued but not yet sent. */
   buffered(): number
-  send(frame: string): void
+  /** Sends a text frame (given as UTF-8 bytes when it goes to many connections). */
+  send(frame: string | Buffer): void
   /** Pushes lost because the connection did not keep up, not yet reported. */
   dropped: number
 }
@@ -98,12 +99,12 @@ export class PushHub {
   publishDecision(record: DecisionRecord): void {
     if (!this.wants('decision')) return
     const tenant = typeof record.event.context.tenantId === 'string' ? record.event.context.tenantId : ''
-    let frame: string | undefined
+    let frame: Buffer | undefined
     for (const s of this.subscribers) {
       const filter = s.topics.get('decision')
       if (!filter || (s.tenant !== undefined && s.tenant !== tenant)) continue
       if (!passes(filter, record.decision)) continue
-      frame ??= eventFrame('decision', decisionSummary(record))
+      frame ??= Buffer.from(eventFrame('decision', decisionSummary(record)))
       this.deliver(s, frame)
     }
   }
@@ -111,15 +112,15 @@ export class PushHub {
   /** Pushes a non-decision event; `tenant` "" means global (master tokens only). */
   publish(topic: Exclude<PushTopic, 'decision'>, tenant: string, payload: unknown): void {
     if (!this.wants(topic)) return
-    let frame: string | undefined
+    let frame: Buffer | undefined
     for (const s of this.subscribers) {
       if (!s.topics.has(topic) || (s.tenant !== undefined && s.tenant !== tenant)) continue
-      frame ??= eventFrame(topic, payload)
+      frame ??= Buffer.from(eventFrame(topic, payload))
       this.deliver(s, frame)
     }
   }
 
-  private deliver(s: Subscriber, frame: string): void {
+  private deliver(s: Subscriber, frame: Buffer): void {
     if (s.buffered() > MAX_BUFFERED_BYTES) {
       s.dropped++
       return

@@ -8,6 +8,7 @@ import websocket from '@fastify/websocket'
 import type { FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
 import { errorMessage } from '../../core/index.js'
+import { decodeBody, RpcError } from '../../protocols/index.js'
 import type { PushHub, PushTopic, Subscriber } from './hub.js'
 import {
   ApiError,
@@ -29,6 +30,9 @@ export interface SocketOptions {
   requestsPerSecond: number
   onInternalError?: (error: unknown) => void
 }
+
+/** Deepest JSON nesting a frame may have (as `/aos` bodies). */
+const MAX_FRAME_DEPTH = 64
 
 /** Close code for a revoked token (4000 + HTTP 401). */
 export const CLOSE_REVOKED = 4401
@@ -87,11 +91,26 @@ class Connection implements ConnectionHandle {
     private readonly options: SocketOptions,
   ) {
     this.bucket = new Bucket(options.requestsPerSecond)
+    // Pushes of one event-loop turn leave in one write: the TCP socket is corked at the
+    // first and uncorked on the next turn (one system call per connection per turn, not
+    // one per push). `_socket` is ws's underlying net.Socket; without it, frames go one by one.
+    const tcp = (socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket
+    let corked = false
     this.subscriber = {
       topics: new Map(),
       dropped: 0,
       buffered: () => socket.bufferedAmount,
-      send: (frame) => socket.send(frame),
+      send: (frame) => {
+        if (tcp && !corked) {
+          corked = true
+          tcp.cork()
+          setImmediate(() => {
+            corked = false
+            tcp.uncork()
+          })
+        }
+        socket.send(frame, { binary: false })
+      },
       ...(principal.tenant !== undefined ? { tenant: principal.tenant } : {}),
     }
   }
@@ -153,10 +172,11 @@ class Connection implements ConnectionHandle {
       )
     }
     try {
-      frame = JSON.parse(data.toString('utf8'))
+      frame = decodeBody(data, MAX_FRAME_DEPTH)
     } catch (error) {
+      const reason = error instanceof RpcError ? error.data.reason : errorMessage(error)
       return this.send(
-        errorFrame(null, new ApiError('bad-frame', `the frame is not valid JSON: ${errorMessage(error)}`)),
+        errorFrame(null, new ApiError('bad-frame', reason.replace(/^the body /, 'the frame '))),
       )
     }
     const id = idOf(frame)
