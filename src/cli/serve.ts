@@ -12,7 +12,7 @@ import { openPersistence, type Persistence } from '../audit/index.js'
 import type { HookDefinition } from '../core/index.js'
 import type { TokenLedger } from '../handlers/index.js'
 import { createLogger, metricsPlugin, traceEngine } from '../observability/index.js'
-import { createServer, installShutdown, LISTEN_DEFAULTS, listen } from '../server/index.js'
+import { createServer, installShutdown, LISTEN_DEFAULTS, listen, uiPlugin } from '../server/index.js'
 import {
   attachHookDir,
   buildEngine,
@@ -240,7 +240,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const hooks = engine.hooks().length
   io.stdout(
     `Warden AOS Guardian listening on ${url}/aos (${hooks} hook${hooks === 1 ? '' : 's'}${config?.path ? ` from ${config.path}` : ''})\n` +
-      `Health: ${local}/healthz\nTry it (the example hooks deny this):\n  ${demoCurl(local)}\n`,
+      `Health: ${local}/healthz\n${plane ? `Management UI: ${local}/ (sign in with a token from "warden tokens create")\n` : ''}Try it (the example hooks deny this):\n  ${demoCurl(local)}\n`,
   )
   return new Promise((done) => {
     installShutdown({

@@ -1,0 +1,88 @@
+// The signed-in app: a header with the navigation, the pending approvals badge and who is
+// signed in, and the page the hash route names.
+
+import { useEffect, useState } from 'preact/hooks'
+import { ApprovalsPage } from './pages/approvals'
+import { DecisionPage, DecisionsPage } from './pages/decisions'
+import { HookDetail } from './pages/hook-detail'
+import { HookForm } from './pages/hook-form'
+import { HooksPage } from './pages/hooks'
+import { href, useRoute } from './router'
+import { useSession } from './session'
+import type { Approval } from './types'
+
+/** The number of pending approvals, kept live by pushes. */
+function usePendingCount(): number | undefined {
+  const { client, can } = useSession()
+  const [count, setCount] = useState<number>()
+  useEffect(() => {
+    if (!can('approvals.list')) return
+    const refresh = () =>
+      void client
+        .call<{ approvals: Approval[] }>('approvals.list', { status: 'pending', limit: 1000 })
+        .then((page) => setCount(page.approvals.length))
+        .catch(() => undefined)
+    refresh()
+    const offs = [client.on('approval.requested', refresh), client.on('approval.resolved', refresh)]
+    return () => offs.forEach((off) => off())
+  }, [client])
+  return count
+}
+
+function Page() {
+  const { parts } = useRoute()
+  const [section = 'hooks', id, tab] = parts
+  if (section === 'hooks' && id === 'new') return <HookForm />
+  if (section === 'hooks' && id && tab === 'edit') return <HookForm id={id} />
+  if (section === 'hooks' && id) return <HookDetail id={id} tab={tab ?? 'overview'} />
+  if (section === 'decisions' && id) return <DecisionPage id={id} />
+  if (section === 'decisions') return <DecisionsPage />
+  if (section === 'approvals') return <ApprovalsPage />
+  return <HooksPage />
+}
+
+export function App() {
+  const { info, signOut } = useSession()
+  const { parts } = useRoute()
+  const section = parts[0] ?? 'hooks'
+  const pending = usePendingCount()
+  const link = (name: string, label: string, extra?: preact.ComponentChildren) => (
+    <a href={href(name)} aria-current={section === name ? 'page' : undefined}>
+      {label}
+      {extra}
+    </a>
+  )
+  return (
+    <>
+      <header class="top">
+        <a class="brand" href={href('hooks')}>
+          Warden
+        </a>
+        <nav aria-label="Main">
+          {link('hooks', 'Hooks')}
+          {link('decisions', 'Decisions')}
+          {link(
+            'approvals',
+            'Approvals',
+            pending ? (
+              <span class="count" aria-label={`${pending} pending`}>
+                {pending}
+              </span>
+            ) : null,
+          )}
+        </nav>
+        <div class="who">
+          <span title={`token ${info.token.id}`}>{info.token.name}</span>
+          <span class="role">{info.token.role}</span>
+          <span class="tenant">{info.token.tenant ? `tenant ${info.token.tenant}` : 'all tenants'}</span>
+          <button type="button" class="link" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main class="page">
+        <Page />
+      </main>
+    </>
+  )
+}

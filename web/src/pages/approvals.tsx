@@ -1,0 +1,4 @@
+// Placeholder: the approvals inbox.
+export function ApprovalsPage() {
+  return <h1>Approvals</h1>
+}

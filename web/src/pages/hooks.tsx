@@ -1,0 +1,186 @@
+// The hooks table: every hook the token may see (from the API and from files), filtered
+// and searched, toggled inline, with the circuit breaker's state; kept live by pushes.
+
+import { useEffect, useMemo, useState } from 'preact/hooks'
+import { Badge, Empty, ErrorText } from '../components/ui'
+import { href, navigate } from '../router'
+import { useSession } from '../session'
+import type { Hook, HookPage } from '../types'
+
+/** Every visible hook, page by page. */
+async function loadAll(call: <T>(m: string, p?: unknown) => Promise<T>): Promise<Hook[]> {
+  const all: Hook[] = []
+  let offset = 0
+  for (;;) {
+    const page = await call<HookPage>('hooks.list', { limit: 1000, offset })
+    all.push(...page.hooks)
+    if (page.next === undefined) return all
+    offset = page.next
+  }
+}
+
+export function HooksPage() {
+  const { client, can } = useSession()
+  const [hooks, setHooks] = useState<Hook[]>()
+  const [error, setError] = useState<unknown>()
+  const [search, setSearch] = useState('')
+  const [event, setEvent] = useState('')
+  const [source, setSource] = useState('')
+  const [state, setState] = useState('')
+
+  useEffect(() => {
+    const refresh = () =>
+      void loadAll((m, p) => client.call(m, p))
+        .then(setHooks)
+        .catch(setError)
+    refresh()
+    const offs = [client.on('hook.changed', refresh), client.on('breaker.tripped', refresh)]
+    return () => offs.forEach((off) => off())
+  }, [client])
+
+  const events = useMemo(() => [...new Set((hooks ?? []).map((h) => h.event))].sort(), [hooks])
+  const shown = useMemo(() => {
+    const needle = search.trim().toLowerCase()
+    return (hooks ?? []).filter(
+      (h) =>
+        (!event || h.event === event) &&
+        (!source || h.source === source) &&
+        (!state || (state === 'on' ? h.enabled : state === 'off' ? !h.enabled : Boolean(h.breaker))) &&
+        (!needle ||
+          `${h.id} ${h.event} ${h.handlerType} ${h.matcher ?? ''} ${h.tenant ?? ''} ${h.agents.join(' ')}`
+            .toLowerCase()
+            .includes(needle)),
+    )
+  }, [hooks, search, event, source, state])
+
+  const toggle = async (hook: Hook) => {
+    setError(undefined)
+    try {
+      const updated = await client.call<Hook>('hooks.toggle', { id: hook.id, enabled: !hook.enabled })
+      setHooks((list) => list?.map((h) => (h.id === updated.id ? updated : h)))
+    } catch (e) {
+      setError(e)
+    }
+  }
+
+  return (
+    <section>
+      <div class="titlebar">
+        <h1>Hooks</h1>
+        {can('hooks.create') && (
+          <button type="button" class="primary" onClick={() => navigate('/hooks/new')}>
+            New hook
+          </button>
+        )}
+      </div>
+      <div class="filters" role="search">
+        <input
+          type="search"
+          aria-label="Search hooks"
+          placeholder="Search name, event, type, matcher…"
+          value={search}
+          onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+        />
+        <select
+          aria-label="Event"
+          value={event}
+          onChange={(e) => setEvent((e.target as HTMLSelectElement).value)}
+        >
+          <option value="">All events</option>
+          {events.map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+        <select
+          aria-label="Source"
+          value={source}
+          onChange={(e) => setSource((e.target as HTMLSelectElement).value)}
+        >
+          <option value="">All sources</option>
+          <option value="api">API</option>
+          <option value="file">Files</option>
+        </select>
+        <select
+          aria-label="State"
+          value={state}
+          onChange={(e) => setState((e.target as HTMLSelectElement).value)}
+        >
+          <option value="">Any state</option>
+          <option value="on">Enabled</option>
+          <option value="off">Disabled</option>
+          <option value="breaker">Breaker open</option>
+        </select>
+      </div>
+      <ErrorText error={error} />
+      {hooks === undefined ? (
+        <Empty>Loading…</Empty>
+      ) : shown.length === 0 ? (
+        <Empty>{hooks.length === 0 ? 'No hooks yet.' : 'No hook matches the filters.'}</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table class="hooks">
+            <thead>
+              <tr>
+                <th scope="col">Hook</th>
+                <th scope="col">Event</th>
+                <th scope="col">Type</th>
+                <th scope="col">Scope</th>
+                <th scope="col">Matcher</th>
+                <th scope="col">Priority</th>
+                <th scope="col">Enabled</th>
+                <th scope="col">Source</th>
+                <th scope="col">Version</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((hook) => (
+                <tr key={hook.id} data-hook={hook.id}>
+                  <td>
+                    <a href={href('hooks', hook.id)}>{hook.name}</a>
+                    {hook.breaker && (
+                      <span class="badge tone-bad" title={`breaker open: ${hook.breaker.lastError}`}>
+                        breaker open
+                      </span>
+                    )}
+                  </td>
+                  <td>{hook.event}</td>
+                  <td>{hook.handlerType}</td>
+                  <td>
+                    {hook.scope}
+                    {hook.tenant && <span class="sub">{hook.tenant}</span>}
+                    {hook.agents.length > 0 && <span class="sub">{hook.agents.join(', ')}</span>}
+                  </td>
+                  <td>
+                    <code>{hook.matcher ?? '*'}</code>
+                  </td>
+                  <td>{hook.priority}</td>
+                  <td>
+                    <label class="switch">
+                      <input
+                        type="checkbox"
+                        checked={hook.enabled}
+                        disabled={!can('hooks.toggle')}
+                        aria-label={`${hook.enabled ? 'Disable' : 'Enable'} ${hook.name}`}
+                        onChange={() => void toggle(hook)}
+                      />
+                      <span>{hook.enabled ? 'on' : 'off'}</span>
+                    </label>
+                  </td>
+                  <td>
+                    <Badge value={hook.source} title={hook.origin} />
+                  </td>
+                  <td>v{hook.version}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p class="hint">
+        {shown.length} of {hooks?.length ?? 0} hooks
+      </p>
+    </section>
+  )
+}

@@ -1,0 +1,137 @@
+// The shapes the management API answers with, as the UI reads them (mirrors the server's
+// views in src/server/management).
+
+export type Role = 'admin' | 'editor' | 'approver' | 'viewer' | 'agent'
+
+export interface ServerInfo {
+  version: string
+  token: { id: string; name: string; role: Role; tenant: string | null }
+  methods: string[]
+  events: string[]
+  handlerTypes: string[]
+  allowCommandHooks: boolean
+  approvalTimeoutMs: number
+  pushes: string[]
+}
+
+export interface Hook {
+  id: string
+  name: string
+  event: string
+  scope: 'global' | 'tenant' | 'agent'
+  tenant?: string
+  agents: string[]
+  handlerType: string
+  handler: Record<string, unknown>
+  matcher?: string
+  if?: string
+  priority: number
+  timeoutMs: number
+  onTimeout: string
+  onError: string
+  enabled: boolean
+  version: number
+  policy?: { id: string; version?: string }
+  source: 'api' | 'file'
+  origin?: string
+  readOnly: boolean
+  createdAt?: number
+  updatedAt?: number
+  breaker?: { open: true; openedAt: number; failures: number; lastError: string }
+}
+
+export interface HookPage {
+  hooks: Hook[]
+  total: number
+  next?: number
+}
+
+export interface TraceEntry {
+  id?: string
+  hook: string
+  name?: string
+  handler: string
+  version: number
+  outcome: string
+  reason?: string
+  durationMs: number
+  error?: { kind?: string; message: string }
+  skipped?: string
+  logs?: string[]
+}
+
+export interface DryRun {
+  decision: 'allow' | 'deny' | 'modify' | 'ask' | 'skipped'
+  reason?: string
+  durationMs: number
+  trace: TraceEntry
+  detail: Record<string, unknown>
+  additionalContext: string[]
+  input: Record<string, unknown>
+  output?: Record<string, unknown>
+  skipped?: string
+  error?: { kind: string; message: string }
+}
+
+export interface Execution {
+  decisionId: string
+  at: number
+  decision: string
+  durationMs: number
+  version: number
+  reason?: string
+  error?: string
+  errorKind?: string
+  skipped?: string
+}
+
+export interface DecisionSummary {
+  id: string
+  at: number
+  tenant: string
+  agentId?: string
+  sessionId?: string
+  event: string
+  decision: string
+  reason: string
+  reasonCode: string[]
+  durationMs: number
+  blocking: boolean
+}
+
+export interface DecisionDetail extends DecisionSummary {
+  createdAt: number
+  input: { event?: string; payload?: unknown; context?: unknown }
+  output: { payload?: unknown; additionalContext?: string[]; approval?: unknown }
+  trace: TraceEntry[]
+}
+
+export interface Replay {
+  decisionId: string
+  old: { decision: string; reason: string }
+  new: { decision: string; reason: string; trace: TraceEntry[]; payload?: unknown }
+  differs: boolean
+  hooks: {
+    hook: string
+    old?: { outcome: string; version: number; reason?: string }
+    new?: { outcome: string; version: number; reason?: string }
+    changed: boolean
+  }[]
+  text: string
+}
+
+export interface Approval {
+  id: string
+  decisionId: string
+  tenant: string
+  status: 'pending' | 'approved' | 'rejected' | 'expired'
+  event?: string
+  asks: { hook: string; reason: string }[]
+  requestedAt: number
+  deadline?: number
+  input?: { event?: string; payload?: Record<string, unknown>; context?: unknown }
+  resolution?: string
+  decidedBy?: string
+  decidedAt?: number
+  comment?: string
+}
