@@ -216,7 +216,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     ...(section.maxDepth ? { maxDepth: section.maxDepth } : {}),
     plugins: [
       metricsPlugin(persistence.metrics),
-      ...(plane ? [(app: FastifyInstance) => plane.plugin(app)] : []),
+      ...(plane ? [(app: FastifyInstance) => plane.plugin(app), uiPlugin] : []),
     ],
     ...(section.auth === 'token' && plane
       ? {

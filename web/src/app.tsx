@@ -24,7 +24,9 @@ function usePendingCount(): number | undefined {
         .catch(() => undefined)
     refresh()
     const offs = [client.on('approval.requested', refresh), client.on('approval.resolved', refresh)]
-    return () => offs.forEach((off) => off())
+    return () => {
+      for (const off of offs) off()
+    }
   }, [client])
   return count
 }
@@ -65,8 +67,9 @@ export function App() {
             'approvals',
             'Approvals',
             pending ? (
-              <span class="count" aria-label={`${pending} pending`}>
+              <span class="count" title={`${pending} pending`}>
                 {pending}
+                <span class="visually-hidden"> pending</span>
               </span>
             ) : null,
           )}

@@ -59,7 +59,7 @@ export function ms(value: number | undefined): string {
 /** JSON, pretty-printed. */
 export function Json({ value, label }: { value: unknown; label?: string }) {
   return (
-    <pre class="json" aria-label={label}>
+    <pre class="json" title={label}>
       {JSON.stringify(value, null, 2)}
     </pre>
   )

@@ -35,7 +35,9 @@ export function HooksPage() {
         .catch(setError)
     refresh()
     const offs = [client.on('hook.changed', refresh), client.on('breaker.tripped', refresh)]
-    return () => offs.forEach((off) => off())
+    return () => {
+      for (const off of offs) off()
+    }
   }, [client])
 
   const events = useMemo(() => [...new Set((hooks ?? []).map((h) => h.event))].sort(), [hooks])
@@ -73,7 +75,7 @@ export function HooksPage() {
           </button>
         )}
       </div>
-      <div class="filters" role="search">
+      <search class="filters">
         <input
           type="search"
           aria-label="Search hooks"
@@ -112,7 +114,7 @@ export function HooksPage() {
           <option value="off">Disabled</option>
           <option value="breaker">Breaker open</option>
         </select>
-      </div>
+      </search>
       <ErrorText error={error} />
       {hooks === undefined ? (
         <Empty>Loading…</Empty>
