@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',
-    globalSetup: ['test/setup/postgres.ts'],
+    globalSetup: ['test/setup/postgres.ts', 'test/setup/chromium.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
