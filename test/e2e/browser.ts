@@ -3,7 +3,7 @@
 
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, chromium, type ConsoleMessage, type Page } from 'playwright-core'
+import { type Browser, type ConsoleMessage, chromium, type Page } from 'playwright-core'
 import { ROOT } from '../helpers/cli.js'
 
 /** Where the README's screenshots are written. */

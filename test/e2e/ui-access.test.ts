@@ -6,8 +6,8 @@ import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Store } from '../../src/store/index.js'
-import { chromiumForTests } from '../setup/chromium.js'
 import { aos, type Served, serve, storeAt, tempDir, token, toolCall } from '../server/management-helper.js'
+import { chromiumForTests } from '../setup/chromium.js'
 import { launch, openPage, screenshot, signIn } from './browser.js'
 
 const chromium = await chromiumForTests()
@@ -92,7 +92,9 @@ describe.skipIf(!chromium)('the UI: access', () => {
     await signIn(viewer.page, warden.url, (await token(store, 'viewer')).token)
     await viewer.page.locator('tr[data-hook="no-destructive-shell"]').waitFor()
     expect(await viewer.page.getByRole('button', { name: 'New hook' }).count()).toBe(0)
-    expect(await viewer.page.locator('tr[data-hook="no-destructive-shell"] input[type=checkbox]').isDisabled()).toBe(true)
+    expect(
+      await viewer.page.locator('tr[data-hook="no-destructive-shell"] input[type=checkbox]').isDisabled(),
+    ).toBe(true)
     await viewer.close()
 
     const tenant = await openPage(browser)
@@ -109,7 +111,14 @@ describe.skipIf(!chromium)('the UI: access', () => {
     const { page, problems, close } = await openPage(browser, { width: 390, height: 844 })
     await signIn(page, warden.url, (await token(store, 'admin')).token)
     await page.locator('tr[data-hook="no-destructive-shell"]').waitFor()
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    const overflow = await page.evaluate(() => {
+      // Runs in the page.
+      const w = globalThis as unknown as {
+        innerWidth: number
+        document: { documentElement: { scrollWidth: number } }
+      }
+      return w.document.documentElement.scrollWidth - w.innerWidth
+    })
     expect(overflow).toBeLessThanOrEqual(0)
     await screenshot(page, 'hooks-phone')
     expect(problems).toEqual([])

@@ -61,7 +61,8 @@ export function ensureChromium(): string {
     problem = install()
     path = found()
   }
-  if (!path) throw new Error(`Chromium not found at ${CANDIDATES.join(' or ')}${problem ? `; ${problem}` : ''}`)
+  if (!path)
+    throw new Error(`Chromium not found at ${CANDIDATES.join(' or ')}${problem ? `; ${problem}` : ''}`)
   return path
 }
 
