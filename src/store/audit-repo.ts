@@ -105,6 +105,7 @@ export class AuditRepo {
     if (query.until !== undefined) select = select.where('created_at', '<', query.until)
     if (query.decision !== undefined) select = select.where('decision', '=', query.decision)
     if (query.event !== undefined) select = select.where('event', '=', query.event)
+    if (query.agentId !== undefined) select = select.where('agent_id', '=', query.agentId)
     const limit = Math.min(Math.max(1, query.limit ?? 50), 10_000)
     const offset = Math.max(0, Math.floor(query.offset ?? 0))
     const rows = await select

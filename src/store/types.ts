@@ -247,6 +247,8 @@ export interface DecisionQuery {
   until?: number
   decision?: string
   event?: string
+  /** Only this agent's decisions (the `agent_id` column). */
+  agentId?: string
   /** Rows per page (default 50, at most 10 000). */
   limit?: number
   /** Rows to skip, newest first: with `limit`, pages through a longer history. */

@@ -91,6 +91,6 @@ export function FieldError({ id, error }: { id: string; error?: string | undefin
 }
 
 /** The value of the input an event came from. */
-export function valueOf(e: Event): string {
+export function inputValue(e: Event): string {
   return (e.currentTarget as HTMLInputElement).value
 }

@@ -1,4 +1,199 @@
-// Placeholder: the approvals inbox.
+// The approvals inbox: pending approvals (soonest deadline first) with a live countdown and
+// the approver's buttons, kept live by `approval.requested` / `approval.resolved` pushes;
+// below, the recent resolved ones with who resolved them and their comment.
+
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { ApprovalCard, approvalTool } from '../components/approval-card'
+import { Badge, Empty, ErrorText, Time } from '../components/ui'
+import { href } from '../router'
+import { useSession } from '../session'
+import type { Approval } from '../types'
+
+const RECENT = 50
+
+function byDeadline(a: Approval, b: Approval): number {
+  return (
+    (a.deadline ?? Number.MAX_SAFE_INTEGER) - (b.deadline ?? Number.MAX_SAFE_INTEGER) ||
+    a.requestedAt - b.requestedAt
+  )
+}
+
+/** Puts an approval first in a list (replacing an older copy). */
+function upsertFirst(list: Approval[], approval: Approval, max: number): Approval[] {
+  return [approval, ...list.filter((a) => a.id !== approval.id)].slice(0, max)
+}
+
+const RESOLUTION: Record<string, string> = {
+  approve: 'approved',
+  reject: 'rejected',
+  edit: 'approved with edits',
+}
+
+function RecentItem({ approval }: { approval: Approval }) {
+  const tool = approvalTool(approval)
+  const label = approval.resolution ? (RESOLUTION[approval.resolution] ?? approval.status) : approval.status
+  return (
+    <li class="ap-recent-item">
+      <div class="ap-recent-head">
+        <Badge value={approval.status} title={label} />
+        <span>
+          {tool.name ? <code>{tool.name}</code> : null} <span class="hint">{approval.event ?? ''}</span>
+        </span>
+        {approval.tenant && <span class="tenant">{approval.tenant}</span>}
+        <span class="hint ap-recent-when">
+          <Time at={approval.decidedAt ?? approval.requestedAt} />
+        </span>
+      </div>
+      <p class="ap-recent-line">
+        {approval.resolution === 'edit' ? 'Approved with edits' : capitalize(approval.status)}
+        {approval.decidedBy ? ` by ${approval.decidedBy}` : ''}
+        {approval.comment ? (
+          <>
+            {' — '}
+            <q>{approval.comment}</q>
+          </>
+        ) : null}
+        {' · '}
+        <a href={href('decisions', approval.decisionId)}>View decision</a>
+      </p>
+    </li>
+  )
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
+
 export function ApprovalsPage() {
-  return <h1>Approvals</h1>
+  const { client, can } = useSession()
+  const [pending, setPending] = useState<Approval[]>()
+  const [recent, setRecent] = useState<Approval[]>()
+  const [error, setError] = useState<unknown>()
+  const [now, setNow] = useState(Date.now)
+  /** Browser clock minus the server's, learnt from new requests (deadlines are the server's). */
+  const [skew, setSkew] = useState(0)
+  /** Cards with an answer in flight or an error shown: kept when resolved elsewhere. */
+  const engaged = useRef(new Set<string>())
+  const allowed = can('approvals.list')
+
+  useEffect(() => {
+    if (!allowed) return
+    let current = true
+    const load = async () => {
+      try {
+        const [open, all] = await Promise.all([
+          client.call<{ approvals: Approval[] }>('approvals.list', { status: 'pending', limit: 1000 }),
+          client.call<{ approvals: Approval[] }>('approvals.list', { limit: RECENT }),
+        ])
+        if (!current) return
+        setPending(open.approvals.sort(byDeadline))
+        setRecent(all.approvals.filter((a) => a.status !== 'pending'))
+      } catch (e) {
+        if (current) setError(e)
+      }
+    }
+    void load()
+    const offs = [
+      client.on('approval.requested', (payload) => {
+        const approval = payload as Approval
+        if (approval.status !== 'pending') return
+        setSkew(Date.now() - approval.requestedAt)
+        setPending((list) =>
+          list ? [...list.filter((a) => a.id !== approval.id), approval].sort(byDeadline) : list,
+        )
+      }),
+      client.on('approval.resolved', (payload) => {
+        const approval = payload as Approval
+        setPending((list) =>
+          list
+            ? engaged.current.has(approval.id)
+              ? list.map((a) => (a.id === approval.id ? approval : a))
+              : list.filter((a) => a.id !== approval.id)
+            : list,
+        )
+        setRecent((list) => (list ? upsertFirst(list, approval, RECENT) : list))
+      }),
+    ]
+    return () => {
+      current = false
+      for (const off of offs) off()
+    }
+  }, [client, allowed])
+
+  const ticking = Boolean(pending?.some((a) => a.status === 'pending' && a.deadline !== undefined))
+  useEffect(() => {
+    if (!ticking) return
+    setNow(Date.now())
+    const timer = setInterval(() => setNow(Date.now()), 1000)
+    return () => clearInterval(timer)
+  }, [ticking])
+
+  const onEngaged = useCallback((id: string, on: boolean) => {
+    if (on) engaged.current.add(id)
+    else engaged.current.delete(id)
+  }, [])
+  const onResolved = useCallback((approval: Approval) => {
+    engaged.current.delete(approval.id)
+    setPending((list) => list?.filter((a) => a.id !== approval.id))
+    setRecent((list) => upsertFirst(list ?? [], approval, RECENT))
+    document.getElementById('ap-pending-title')?.focus()
+  }, [])
+  const onDismiss = useCallback((id: string) => {
+    engaged.current.delete(id)
+    setPending((list) => list?.filter((a) => a.id !== id))
+    document.getElementById('ap-pending-title')?.focus()
+  }, [])
+
+  if (!allowed) return <Empty>This token may not read approvals.</Empty>
+
+  const waiting = pending?.filter((a) => a.status === 'pending').length ?? 0
+  return (
+    <section class="ap-page">
+      <div class="titlebar">
+        <h1>Approvals</h1>
+        {!can('approvals.resolve') && <p class="hint">This token may read approvals but not resolve them.</p>}
+      </div>
+      <ErrorText error={error} />
+      <section aria-labelledby="ap-pending-title">
+        <h2 id="ap-pending-title" tabIndex={-1}>
+          Pending{' '}
+          <span class="hint" role="status">
+            {pending ? `(${waiting})` : ''}
+          </span>
+        </h2>
+        {pending === undefined ? (
+          error ? null : (
+            <Empty>Loading…</Empty>
+          )
+        ) : pending.length === 0 ? (
+          <Empty>Nothing waits for a decision. New requests appear here as they come.</Empty>
+        ) : (
+          <div class="ap-list">
+            {pending.map((approval) => (
+              <ApprovalCard
+                key={approval.id}
+                approval={approval}
+                now={now - skew}
+                onResolved={onResolved}
+                onEngaged={onEngaged}
+                onDismiss={onDismiss}
+              />
+            ))}
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="ap-recent-title">
+        <h2 id="ap-recent-title">Recent</h2>
+        {recent === undefined ? null : recent.length === 0 ? (
+          <Empty>No approval has been resolved yet.</Empty>
+        ) : (
+          <ul class="ap-recent">
+            {recent.map((approval) => (
+              <RecentItem key={approval.id} approval={approval} />
+            ))}
+          </ul>
+        )}
+      </section>
+    </section>
+  )
 }
