@@ -40,6 +40,7 @@ export async function openPage(
 ): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport, colorScheme: 'light' })
   const page = await context.newPage()
+  page.setDefaultTimeout(8000)
   const problems: string[] = []
   page.on('console', (message: ConsoleMessage) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`)
