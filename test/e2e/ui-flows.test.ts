@@ -160,6 +160,7 @@ describe.skipIf(!chromium)('the UI: what a user does', () => {
     expect(await page.locator('.hd-result').textContent()).toContain('modify')
     expect(await diff.locator('td.diff-cell.diff-del').first().textContent()).toContain('hello')
     expect(await diff.locator('td.diff-cell.diff-add').first().textContent()).toContain('HELLO')
+    await diff.scrollIntoViewIfNeeded()
     await screenshot(page, 'hook-test')
 
     await page.goto(`${warden.url}/#/hooks/upper/history`)

@@ -3,7 +3,8 @@
 
 import { useEffect, useState } from 'preact/hooks'
 import { ApprovalsPage } from './pages/approvals'
-import { DecisionPage, DecisionsPage } from './pages/decisions'
+import { DecisionPage } from './pages/decision-detail'
+import { DecisionsPage } from './pages/decisions'
 import { HookDetail } from './pages/hook-detail'
 import { HookForm } from './pages/hook-form'
 import { HooksPage } from './pages/hooks'

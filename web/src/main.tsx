@@ -8,7 +8,12 @@ import { App } from './app'
 import { SignIn } from './pages/signin'
 import { type Session, SessionContext, tokenStore } from './session'
 import type { ServerInfo } from './types'
-import './style.css'
+import './styles/base.css'
+import './styles/layout.css'
+import './styles/form.css'
+import './styles/hooks.css'
+import './styles/decisions.css'
+import './styles/approvals.css'
 
 async function open(token: string): Promise<Session> {
   const client = await Client.connect(token)

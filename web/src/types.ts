@@ -85,6 +85,12 @@ export interface Execution {
   skipped?: string
 }
 
+/** A page of `hooks.history`: executions newest first, and the cursor of the next page. */
+export interface HistoryPage {
+  executions: Execution[]
+  next?: string
+}
+
 export interface DecisionSummary {
   id: string
   at: number
