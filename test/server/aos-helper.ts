@@ -45,14 +45,31 @@ function compile(file: string) {
   addFormats(ajv)
   ajv.addSchema(corrected(file), 'aos')
   const validate = ajv.getSchema('aos#/$defs/ASOPResponse')
-  if (!validate) throw new Error(`no ASOPResponse in ${file}`)
-  return validate
+  const validateRequest = ajv.getSchema('aos#/$defs/ASOPRequest')
+  if (!validate || !validateRequest) throw new Error(`no ASOPResponse or ASOPRequest in ${file}`)
+  return { validate, validateRequest }
 }
 
 const VALIDATORS = [
-  { name: '2025-07', validate: compile('aos_schema.2025-07.json') },
-  { name: '2025-12', validate: compile('aos_schema.2025-12.json') },
+  { name: '2025-07', ...compile('aos_schema.2025-07.json') },
+  { name: '2025-12', ...compile('aos_schema.2025-12.json') },
 ]
+
+/** The names of the schema versions a request fits as `$defs.ASOPRequest`. */
+export function requestFits(request: unknown): string[] {
+  return VALIDATORS.filter(({ validateRequest }) => validateRequest(request)).map(({ name }) => name)
+}
+
+/** Fails the test unless the request (e.g. a `modifiedRequest`) fits both schemas. */
+export function expectValidRequest(request: unknown): void {
+  for (const { name, validateRequest } of VALIDATORS) {
+    if (!validateRequest(request)) {
+      throw new Error(
+        `request does not validate against ASOPRequest ${name}: ${JSON.stringify(validateRequest.errors?.slice(0, 5))}\n${JSON.stringify(request).slice(0, 2000)}`,
+      )
+    }
+  }
+}
 
 /** Fails the test unless the response (or every response of a batch) fits both schemas. */
 export function expectValidResponse(body: unknown): void {

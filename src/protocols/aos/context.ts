@@ -1,7 +1,7 @@
 // The AOS StepContext and A2A context mapped onto Warden's event context and back, with
 // the tenant taken from the `X-Warden-Tenant` header, else `context.user.organization.id`.
 
-import type { EventContext, JsonObject } from '../../core/index.js'
+import type { EventContext, Json, JsonObject } from '../../core/index.js'
 import { isObject, optionalOf, requireObject } from './fields.js'
 import { RPC_ERRORS, rpcError } from './jsonrpc.js'
 
@@ -99,8 +99,10 @@ function withDefaults(value: unknown, defaults: JsonObject): JsonObject {
 
 /**
  * A StepContext with what both AOS schemas require filled in where the sender left it out
- * (the spec's own examples have no `agent.url` and no `identity`): unknown ids, empty
- * strings, an unsigned `identity`. Fields that are present are kept as they are.
+ * (the spec's own examples have no `agent.url` and no `identity`; agents commonly list
+ * their tools as just `{id, name, description}`): unknown ids, empty strings, an unsigned
+ * `identity`, tool definitions completed by {@link completeTool}. Fields that are present
+ * are kept as they are.
  */
 export function completeStepContext(context: JsonObject): JsonObject {
   const agent = withDefaults(context.agent, {
@@ -112,6 +114,7 @@ export function completeStepContext(context: JsonObject): JsonObject {
   })
   agent.provider = withDefaults(agent.provider, { name: '', url: '' })
   agent.identity ??= UNSIGNED
+  if (Array.isArray(agent.tools)) agent.tools = agent.tools.map(completeTool)
   return {
     ...context,
     agent,
@@ -121,6 +124,27 @@ export function completeStepContext(context: JsonObject): JsonObject {
     timestamp: context.timestamp ?? new Date().toISOString(),
     identity: context.identity ?? UNSIGNED,
   }
+}
+
+/**
+ * A `ToolDefinition` with what both schemas require: the id and the name stand in for each
+ * other (else "unknown"), an empty `type`, and `arguments` / `outputs` null (the spec's
+ * "no arguments" / "no outputs") when left out; argument definitions get `required: false`
+ * and a name when they lack them. Anything that is not an object is kept as it is.
+ */
+function completeTool(tool: Json): Json {
+  if (!isObject(tool)) return tool
+  const id = typeof tool.id === 'string' ? tool.id : typeof tool.name === 'string' ? tool.name : 'unknown'
+  const name = typeof tool.name === 'string' ? tool.name : id
+  const complete: JsonObject = { id, name, type: '', arguments: null, outputs: null, ...tool }
+  if (Array.isArray(complete.arguments)) complete.arguments = complete.arguments.map(completeArgument)
+  return complete
+}
+
+function completeArgument(argument: Json): Json {
+  if (!isObject(argument)) return argument
+  const name = typeof argument.id === 'string' ? argument.id : 'unknown'
+  return { name, required: false, ...argument }
 }
 
 /** The name of a tool from `context.agent.tools[]` (ToolDefinition id → name), else the id. */

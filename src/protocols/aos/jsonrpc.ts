@@ -140,7 +140,9 @@ export function readableId(message: unknown): RpcId | undefined {
 /**
  * Checks the envelope of one request: `jsonrpc: "2.0"`, a method, an id that is a string
  * or an integer (absent for a notification), params an object.
- * @throws RpcError -32600 or -32602 naming the field.
+ * @throws RpcError -32600 naming the field when the message is not a request object (not
+ * an object, no `jsonrpc: "2.0"`, a bad id, no method); -32602 naming `params` when a
+ * request object's params are not an object (a string, number, boolean or array).
  */
 export function checkEnvelope(message: unknown): RpcRequest {
   if (!isObject(message)) {
@@ -166,15 +168,17 @@ export function checkEnvelope(message: unknown): RpcRequest {
   if (typeof message.method !== 'string' || message.method.length === 0) {
     throw rpcError(RPC_ERRORS.invalidRequest, 'method', 'must be a non-empty string such as "steps/message"')
   }
+  // From here on the message is a request object; params of the wrong type (a string, a
+  // number, a boolean, or an array where every AOS method takes named params) are invalid
+  // params, not an invalid request.
   const params = message.params
-  if (params !== undefined && params !== null && typeof params !== 'object') {
-    throw rpcError(RPC_ERRORS.invalidRequest, 'params', 'must be an object')
-  }
-  if (Array.isArray(params)) {
+  if (params !== undefined && params !== null && !isObject(params)) {
     throw rpcError(
       RPC_ERRORS.invalidParams,
       'params',
-      'must be an object, not an array (AOS uses named params)',
+      Array.isArray(params)
+        ? 'must be an object, not an array (AOS uses named params)'
+        : `must be an object (got ${typeof params})`,
     )
   }
   const request: RpcRequest = { jsonrpc: '2.0', method: message.method, params: (params ?? {}) as JsonObject }

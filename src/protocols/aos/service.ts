@@ -48,6 +48,10 @@ export const AOS_DEFAULTS = { maxBatch: 100, maxDepth: 64 } as const
 /** The meta of a request without a tenant header (shared: never written to). */
 const NO_META: RequestMeta = Object.freeze({})
 
+function isNotification(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && !Array.isArray(message) && !('id' in message)
+}
+
 /** Creates the AOS service over an engine. */
 export function createAosService(options: AosServiceOptions): AosService {
   const engine = options.engine
@@ -79,7 +83,11 @@ export function createAosService(options: AosServiceOptions): AosService {
     try {
       request = checkEnvelope(message)
     } catch (error) {
-      return errorResponse(readableId(message) ?? null, error as RpcError)
+      // A notification (a request object without an id) whose params are of the wrong type
+      // gets no answer, like every other notification whose params do not fit.
+      const rpc = error as RpcError
+      if (rpc.code === RPC_ERRORS.invalidParams && isNotification(message)) return undefined
+      return errorResponse(readableId(message) ?? null, rpc)
     }
     try {
       return await answer(request, meta)
