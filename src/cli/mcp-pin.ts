@@ -10,7 +10,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { errorMessage, type JsonObject } from '../core/index.js'
 import { ToolPins } from '../gateway/index.js'
 import type { CliIo } from './io.js'
-import type { McpArgs } from './mcp.js'
+import type { McpArgs } from './mcp-options.js'
 
 const MAX_PAGES = 100
 

@@ -6,12 +6,14 @@
 
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { type EventContext, errorMessage, type HookDefinition } from '../core/index.js'
 import { type GatewaySetup, prepareGateway, startHttpGateway, startStdioGateway } from '../gateway/index.js'
 import { formatProblem, loadConfig, loadHookSources, type WardenConfig } from '../sources/index.js'
 import type { CliIo } from './io.js'
+import { type McpArgs, splitMcpArgs } from './mcp-options.js'
 import { runPin } from './mcp-pin.js'
+
+export { type McpArgs, splitMcpArgs } from './mcp-options.js'
 
 const HELP = `usage: warden mcp [options] -- <server command> [args...]
        warden mcp [options] --upstream <url> [--host 127.0.0.1] [--port N]
@@ -35,51 +37,6 @@ options:
       --max-message-bytes N  largest message accepted (default 16 MiB)
   -h, --help                 this text
 `
-
-const OPTIONS = {
-  config: { type: 'string', short: 'c' },
-  hooks: { type: 'string', multiple: true },
-  pin: { type: 'string' },
-  upstream: { type: 'string' },
-  host: { type: 'string' },
-  port: { type: 'string' },
-  agent: { type: 'string' },
-  tenant: { type: 'string' },
-  'max-message-bytes': { type: 'string' },
-  update: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const
-
-/** Parsed `warden mcp` arguments. */
-export interface McpArgs {
-  values: ReturnType<typeof parseMcpArgs>['values']
-  /** `pin` when the pin subcommand was asked for. */
-  action: 'gateway' | 'pin'
-  /** The server command after `--`. */
-  command: string[]
-}
-
-function parseMcpArgs(args: string[]) {
-  return parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true })
-}
-
-/**
- * Splits `warden mcp` arguments at `--` and parses Warden's own options.
- * @throws Error naming the bad option.
- */
-export function splitMcpArgs(args: string[]): McpArgs {
-  const dash = args.indexOf('--')
-  const own = dash >= 0 ? args.slice(0, dash) : args
-  const command = dash >= 0 ? args.slice(dash + 1) : []
-  const parsed = parseMcpArgs(own)
-  const [first, ...extra] = parsed.positionals
-  if (first !== undefined && first !== 'pin') {
-    throw new Error(`unexpected argument "${first}"; put the server command after "--"`)
-  }
-  if (extra.length > 0)
-    throw new Error(`unexpected argument "${extra[0]}"; put the server command after "--"`)
-  return { values: parsed.values, action: first === 'pin' ? 'pin' : 'gateway', command }
-}
 
 /** Runs `warden mcp`. */
 export async function run(args: string[], io: CliIo): Promise<number> {

@@ -6,7 +6,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { errorMessage } from '../../core/index.js'
-import { type Direction, McpChecks, type McpChecksOptions, type Outcome } from './checks.js'
+import { McpChecks, type McpChecksOptions } from './checks.js'
 import {
   errorResponse,
   GATEWAY_ERROR_CODE,
@@ -17,6 +17,7 @@ import {
   resultOf,
   toolErrorResult,
 } from './jsonrpc.js'
+import type { Direction, Outcome } from './outcome.js'
 
 /** What a bridge joins. */
 export interface McpBridgeOptions extends McpChecksOptions {

@@ -6,7 +6,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Decision, Engine, EventContext, JsonObject } from '../../core/index.js'
 import {
-  checkModifiedMessage,
   DENIED_ERROR_CODE,
   errorResponse,
   idKey,
@@ -19,18 +18,18 @@ import {
   resultOf,
   toolErrorResult,
 } from './jsonrpc.js'
+import {
+  answer,
+  type Direction,
+  denialData,
+  forwardTo,
+  mcpPayload,
+  modifiedMcpMessage,
+  type Outcome,
+} from './outcome.js'
 import type { ToolPins } from './pins.js'
-import { applyToolInput, applyToolResult, type ToolResultView, toolResultView } from './tool-call.js'
+import { applyToolInput, applyToolResult, inputOf, toolResultView, toolWithResult } from './tool-call.js'
 import type { ToolVisibility } from './tools.js'
-
-/** What to do with one message. */
-export type Outcome =
-  | { type: 'forward'; message: JSONRPCMessage; method?: string; relatedRequestId?: RequestId }
-  | { type: 'answer'; message: JSONRPCMessage }
-  | { type: 'drop'; reason: string }
-
-/** The direction a message travels: outbound is client → server. */
-export type Direction = 'outbound' | 'inbound'
 
 /** What a session's checks need. */
 export interface McpChecksOptions {
@@ -120,19 +119,6 @@ export class McpChecks {
     return context
   }
 
-  private mcpPayload(
-    message: JSONRPCMessage,
-    method: string | undefined,
-    direction: Direction,
-    tool?: JsonObject,
-  ): JsonObject {
-    const mcp: JsonObject = { message: message as unknown as JsonObject, direction }
-    if (method !== undefined) mcp.method = method
-    const payload: JsonObject = { mcp }
-    if (tool) payload.tool = tool
-    return payload
-  }
-
   private denied(what: string, decision: Decision): string {
     this.log(`denied ${what}: ${decision.reason}`)
     return decision.reason
@@ -145,11 +131,7 @@ export class McpChecks {
       return answer(errorResponse(id, DENIED_ERROR_CODE, `too many requests in flight (${this.maxPending})`))
     }
     const context = this.requestContext(id)
-    const decision = await this.dispatch(
-      `mcp.${direction}`,
-      this.mcpPayload(message, method, direction),
-      context,
-    )
+    const decision = await this.dispatch(`mcp.${direction}`, mcpPayload(message, method, direction), context)
     if (decision.decision === 'deny') {
       const reason = this.denied(`${direction} ${method}`, decision)
       return answer(errorResponse(id, DENIED_ERROR_CODE, `Denied by Warden: ${reason}`, denialData(decision)))
@@ -183,7 +165,7 @@ export class McpChecks {
     const context = this.requestContext(id)
     const outbound = await this.dispatch(
       'mcp.outbound',
-      this.mcpPayload(message, 'tools/call', 'outbound', { name, input, id: String(id) }),
+      mcpPayload(message, 'tools/call', 'outbound', { name, input, id: String(id) }),
       context,
     )
     if (outbound.decision === 'deny') {
@@ -242,7 +224,7 @@ export class McpChecks {
   ): Promise<Outcome> {
     const decision = await this.dispatch(
       `mcp.${direction}`,
-      this.mcpPayload(message, request.method, direction),
+      mcpPayload(message, request.method, direction),
       request.context,
     )
     if (decision.decision === 'deny') {
@@ -270,7 +252,7 @@ export class McpChecks {
     const view = toolResultView(message)
     const inbound = await this.dispatch(
       'mcp.inbound',
-      this.mcpPayload(message, 'tools/call', 'inbound', toolWithResult(call, view)),
+      mcpPayload(message, 'tools/call', 'inbound', toolWithResult(call, view)),
       context,
     )
     if (inbound.decision === 'deny') {
@@ -307,7 +289,7 @@ export class McpChecks {
   ): Promise<Outcome> {
     const decision = await this.dispatch(
       `mcp.${direction}`,
-      this.mcpPayload(message, method, direction),
+      mcpPayload(message, method, direction),
       this.context,
     )
     if (decision.decision === 'deny')
@@ -366,41 +348,4 @@ export class McpChecks {
     }
     pending.set(idKey(id), entry)
   }
-}
-
-function answer(message: JSONRPCMessage): Outcome {
-  return { type: 'answer', message }
-}
-
-function forwardTo(message: JSONRPCMessage): Outcome {
-  return { type: 'forward', message, method: 'tools/call' }
-}
-
-/** What tool events see of a tools/call answer: the call, its output and isError. */
-function toolWithResult(call: { name: string; input: JsonObject }, view: ToolResultView): JsonObject {
-  const tool: JsonObject = { name: call.name, input: call.input, output: view.output, isError: view.isError }
-  if (view.structuredContent !== undefined) tool.structuredContent = view.structuredContent
-  return tool
-}
-
-function inputOf(message: JSONRPCMessage): JsonObject {
-  const args = paramsOf(message).arguments
-  return isObject(args) ? args : {}
-}
-
-/** The decision facts a denied request's error carries (no payload). */
-function denialData(decision: Decision): JsonObject {
-  return { decision: 'deny', decisionId: decision.id, reasonCode: decision.reasonCode }
-}
-
-/** The message of an `mcp.*` modify, checked. */
-export function modifiedMcpMessage(
-  decision: Decision,
-  original: JSONRPCMessage,
-): { ok: true; message: JSONRPCMessage } | { ok: false; error: string } {
-  const mcp = decision.payload?.mcp
-  if (!isObject(mcp) || !isObject(mcp.message)) {
-    return { ok: false, error: 'the modified payload has no mcp.message to forward' }
-  }
-  return checkModifiedMessage(mcp.message, original)
 }

@@ -1,10 +1,11 @@
 // The MCP gateway: Warden between any MCP client and server, over stdio or Streamable HTTP.
 
 export { McpBridge, type McpBridgeOptions } from './bridge.js'
-export { type Direction, McpChecks, type McpChecksOptions, type Outcome } from './checks.js'
+export { McpChecks, type McpChecksOptions } from './checks.js'
 export { type HttpGateway, type HttpGatewayOptions, startHttpGateway } from './http.js'
 export { DENIED_ERROR_CODE, envelopeProblem, GATEWAY_ERROR_CODE } from './jsonrpc.js'
 export { ChildTransport, type ChildTransportOptions, LineSplitter, LineTransport } from './lines.js'
+export type { Direction, Outcome } from './outcome.js'
 export {
   canonicalJson,
   type PinMismatch,

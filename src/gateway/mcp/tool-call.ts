@@ -110,3 +110,16 @@ function asContent(output: Json): Json[] {
   if (typeof output === 'string') return [{ type: 'text', text: output }]
   return [{ type: 'text', text: JSON.stringify(output) }]
 }
+
+/** What tool events see of a tools/call answer: the call, its output and isError. */
+export function toolWithResult(call: { name: string; input: JsonObject }, view: ToolResultView): JsonObject {
+  const tool: JsonObject = { name: call.name, input: call.input, output: view.output, isError: view.isError }
+  if (view.structuredContent !== undefined) tool.structuredContent = view.structuredContent
+  return tool
+}
+
+/** The arguments of a tools/call request (an empty object when it has none). */
+export function inputOf(message: JSONRPCMessage): JsonObject {
+  const args = paramsOf(message).arguments
+  return isObject(args) ? args : {}
+}
