@@ -90,3 +90,57 @@ export function printResults(title: string, results: BenchResult[]): void {
     )
   }
 }
+
+/** A `warden serve` started from the compiled package. */
+export interface ServedWarden {
+  url: string
+  proc: import('node:child_process').ChildProcess
+  stderr: () => string
+  stop(): Promise<void>
+}
+
+/**
+ * Starts `node bin/warden.js serve` (the compiled package, as users run it) on a free port
+ * with the given warden.yaml text and database, and resolves once it listens.
+ */
+export async function serveCompiledWarden(options: {
+  dir: string
+  db: string
+  config: string
+  env?: NodeJS.ProcessEnv
+}): Promise<ServedWarden> {
+  const { spawn } = await import('node:child_process')
+  const { writeFileSync } = await import('node:fs')
+  const { join } = await import('node:path')
+  const root = new URL('../', import.meta.url).pathname
+  const config = join(options.dir, 'warden.yaml')
+  writeFileSync(config, options.config)
+  const proc = spawn(
+    process.execPath,
+    [`${root}bin/warden.js`, 'serve', '--config', config, '--port', '0', '--db', options.db],
+    { cwd: options.dir, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let out = ''
+  let err = ''
+  proc.stderr?.on('data', (d) => {
+    err += d
+  })
+  const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()))
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stdout?.on('data', (d) => {
+      out += d
+      const match = /listening on (http:\/\/\S+)\/aos/.exec(out)
+      if (match?.[1]) resolve(match[1])
+    })
+    void exited.then(() => reject(new Error(`warden serve exited with ${proc.exitCode}: ${err}`)))
+  })
+  return {
+    url,
+    proc,
+    stderr: () => err,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM')
+      await exited
+    },
+  }
+}

@@ -17,17 +17,16 @@
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, request as httpRequest } from 'node:http'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import WebSocket from 'ws'
-import { type BenchResult, quantile } from './lib.js'
+import { type BenchResult, quantile, type ServedWarden, serveCompiledWarden } from './lib.js'
 
 const SELF = fileURLToPath(import.meta.url)
-const ROOT = fileURLToPath(new URL('../', import.meta.url))
 
 /** The part of autocannon's result this benchmark reads (the package ships no types). */
 interface AutocannonResult {
@@ -260,45 +259,11 @@ function cpuMs(pid: number | undefined): number {
   }
 }
 
-interface Served {
-  url: string
-  proc: ChildProcess
-  stderr: () => string
-  stop(): Promise<void>
-}
+type Served = ServedWarden
 
 /** Starts `warden serve` from the compiled package (`npm run bench` builds it) on a free port. */
-async function serveWarden(dir: string, db: string, secretKey: string): Promise<Served> {
-  const config = join(dir, 'warden.yaml')
-  writeFileSync(config, CONFIG)
-  const proc = spawn(
-    process.execPath,
-    [`${ROOT}bin/warden.js`, 'serve', '--config', config, '--port', '0', '--db', db],
-    { cwd: dir, env: { ...process.env, WARDEN_SECRET_KEY: secretKey }, stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  let out = ''
-  let err = ''
-  proc.stderr?.on('data', (d) => {
-    err += d
-  })
-  const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()))
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.stdout?.on('data', (d) => {
-      out += d
-      const match = /listening on (http:\/\/\S+)\/aos/.exec(out)
-      if (match?.[1]) resolve(match[1])
-    })
-    void exited.then(() => reject(new Error(`warden serve exited with ${proc.exitCode}: ${err}`)))
-  })
-  return {
-    url,
-    proc,
-    stderr: () => err,
-    async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM')
-      await exited
-    },
-  }
+function serveWarden(dir: string, db: string, secretKey: string): Promise<Served> {
+  return serveCompiledWarden({ dir, db, config: CONFIG, env: { WARDEN_SECRET_KEY: secretKey } })
 }
 
 /** The subscribers' child process, driven over IPC. */

@@ -1,14 +1,9 @@
-// The management UI: what its first load transfers (every asset, gzip, on loopback), and
-// how long the hooks page takes to first show 1000 hooks against 10 hooks, measured in
-// Debian's Chromium against `warden serve` from the compiled package, in the same run.
-
-import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type BenchResult, fmt, quantile } from './lib.js'
+import { type BenchResult, fmt, quantile, type ServedWarden, serveCompiledWarden } from './lib.js'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const SECRET_KEY = 'b'.repeat(64)
@@ -21,40 +16,8 @@ interface Browserish {
   document: { querySelectorAll(selector: string): { length: number } }
 }
 
-interface Served {
-  url: string
-  stop(): Promise<void>
-}
-
-async function serveWarden(dir: string, db: string): Promise<Served> {
-  const config = join(dir, 'warden.yaml')
-  writeFileSync(config, 'hooks: []\n')
-  const proc: ChildProcess = spawn(
-    process.execPath,
-    [`${ROOT}bin/warden.js`, 'serve', '--config', config, '--port', '0', '--db', db],
-    { cwd: dir, env: { ...process.env, WARDEN_SECRET_KEY: SECRET_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  let out = ''
-  let err = ''
-  proc.stderr?.on('data', (d) => {
-    err += d
-  })
-  const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()))
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.stdout?.on('data', (d) => {
-      out += d
-      const match = /listening on (http:\/\/\S+)\/aos/.exec(out)
-      if (match?.[1]) resolve(match[1])
-    })
-    void exited.then(() => reject(new Error(`warden serve exited: ${err}`)))
-  })
-  return {
-    url,
-    async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM')
-      await exited
-    },
-  }
+function serveWarden(dir: string, db: string): Promise<ServedWarden> {
+  return serveCompiledWarden({ dir, db, config: 'hooks: []\n', env: { WARDEN_SECRET_KEY: SECRET_KEY } })
 }
 
 /** GETs a path with gzip accepted; returns the bytes on the wire (headers + body) and the body. */
