@@ -10,7 +10,7 @@ export { loadHooksFromStore, syncHooksFromStore, toHookDefinition } from './hook
 export { migrations } from './migrations.js'
 export type { OpenStoreOptions } from './open.js'
 export { DEFAULT_SQLITE_PATH, openStore, redactLocation, resolveDatabaseLocation } from './open.js'
-export { isSecretKey } from './sealing.js'
+export { isSecretKey, mapSecretValues } from './sealing.js'
 export type {
   ApprovalQuery,
   ApprovalResolution,

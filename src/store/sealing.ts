@@ -50,6 +50,17 @@ export function openConfig(config: HandlerConfig, box: SecretBox | undefined, ho
 }
 
 /**
+ * A copy of a handler config with every secret string (as {@link sealConfig} finds them)
+ * replaced by what `replace` returns, e.g. a mask for display.
+ */
+export function mapSecretValues(
+  config: unknown,
+  replace: (path: string, value: unknown) => unknown,
+): unknown {
+  return walk(config, '', replace)
+}
+
+/**
  * Seals the strings under secret keys. Below a secret key that holds a mapping or a list
  * (`secretHeaders: {X-Signature: ...}`), every string is a secret, whatever its own key.
  */

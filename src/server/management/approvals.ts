@@ -124,7 +124,13 @@ export class ApprovalBroker {
       instance: this.instance,
     }
     const answer = new Promise<ApprovalAnswer>((resolve) => this.waiting.set(row.id, resolve))
-    await store.putApproval(row)
+    try {
+      await store.putApproval(row)
+    } catch (error) {
+      // Not recorded, so nobody could resolve it: the engine denies, naming this failure.
+      this.waiting.delete(row.id)
+      throw new Error(`the approval could not be stored (${errorMessage(error)})`)
+    }
     const view = approvalView(row)
     hub.publish('approval.requested', tenant, view)
     if (this.options.notify) {

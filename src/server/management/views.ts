@@ -3,21 +3,15 @@
 // stored secret), the breaker state, and who may see what.
 
 import type { BreakerTrip, HandlerConfig, HookDefinition, HookSpec } from '../../core/index.js'
-import { isSecretKey, type StoredHook } from '../../store/index.js'
+import { mapSecretValues, type StoredHook } from '../../store/index.js'
 import type { Principal } from './tokens.js'
 
 /** What a secret value is shown as. */
 export const MASK = '********'
 
 /** A copy of a handler config with every secret value replaced by {@link MASK}. */
-export function maskConfig(value: unknown, underSecret = false): unknown {
-  if (underSecret && typeof value === 'string' && value !== '') return MASK
-  if (Array.isArray(value)) return value.map((v) => maskConfig(v, underSecret))
-  if (typeof value !== 'object' || value === null) return value
-  const out: Record<string, unknown> = {}
-  for (const [key, inner] of Object.entries(value))
-    out[key] = maskConfig(inner, underSecret || isSecretKey(key))
-  return out
+export function maskConfig(value: unknown): unknown {
+  return mapSecretValues(value, () => MASK)
 }
 
 /** A new handler config where every {@link MASK} left as it was takes the stored value back. */
