@@ -438,7 +438,12 @@ for (const kind of ['sqlite', 'postgres'] as const) {
           matcher: '^flaky$',
           handler: { type: 'http', url: 'http://127.0.0.1:9/nothing-listens' },
         })
-        expect((await c.push('hook.changed', (p) => p.id === 'flaky')).change).toBe('created')
+        expect(await c.push('hook.changed', (p) => p.id === 'flaky')).toMatchObject({
+          change: 'created',
+          source: 'api',
+          event: 'tool.pre',
+          enabled: true,
+        })
         for (let i = 0; i < 6; i++) await aos(warden.url, toolCall('flaky', {}))
         const trip = await c.push('breaker.tripped', (p) => p.hookId === 'flaky')
         expect(trip.failures).toBeGreaterThanOrEqual(5)

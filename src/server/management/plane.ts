@@ -14,7 +14,7 @@ import { hookMethods } from './methods-hooks.js'
 import { otherMethods } from './methods-other.js'
 import type { MethodDef } from './protocol.js'
 import { type Principal, TokenAuthority, tokenFromRequest } from './tokens.js'
-import { fileView, isStoredSpec, specDefinition } from './views.js'
+import { isStoredSpec, specDefinition } from './views.js'
 import { managementSocket } from './ws.js'
 
 /** Options of {@link createManagementPlane}. */
@@ -104,7 +104,15 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
       const spec = specs.get(id)
       if (!spec) continue
       const change = snapshot.has(id) ? 'updated' : 'created'
-      hub.publish('hook.changed', spec.scope.tenant ?? '', { id, change, hook: fileView(spec) })
+      const source = isStoredSpec(spec) ? 'api' : 'file'
+      hub.publish('hook.changed', spec.scope.tenant ?? '', {
+        id,
+        change,
+        event: spec.event,
+        version: spec.version,
+        enabled: spec.enabled,
+        source,
+      })
     }
     for (const id of snapshot.keys()) {
       if (next.has(id)) continue
