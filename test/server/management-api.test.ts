@@ -323,6 +323,23 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         expect(listed.next).toBe(2)
       })
 
+      it('pages hooks.list with limit and offset', async () => {
+        const c = await client()
+        for (const n of ['page-a', 'page-b', 'page-c']) {
+          await c.ok('hooks.create', { name: n, event: 'custom.paging', handler: { type: 'allow' } })
+        }
+        const first = await c.ok('hooks.list', { event: 'custom.paging', limit: 2 })
+        expect(first.total).toBe(3)
+        expect(first.hooks).toHaveLength(2)
+        expect(first.next).toBe(2)
+        const second = await c.ok('hooks.list', { event: 'custom.paging', limit: 2, offset: first.next })
+        expect(second.hooks).toHaveLength(1)
+        expect(second.next).toBeUndefined()
+        const ids = [...first.hooks, ...second.hooks].map((h: { id: string }) => h.id).sort()
+        expect(ids).toEqual(['page-a', 'page-b', 'page-c'])
+        for (const n of ids) await c.ok('hooks.delete', { id: n })
+      })
+
       it('records every change with who, what, before and after', async () => {
         const c = await client()
         await c.ok('hooks.create', { name: 'audited', event: 'tool.pre', handler: { type: 'allow' } })

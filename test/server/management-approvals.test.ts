@@ -253,6 +253,41 @@ describe('restarts', () => {
   }, 120_000)
 })
 
+describe('the notify webhook', () => {
+  it('refuses a metadata-service URL through the SSRF policy, and the approval still works', async () => {
+    const local = join(dir, 'ssrf.db')
+    const guarded = await serve({
+      dir,
+      name: 'ssrf',
+      db: local,
+      yaml: `
+approvals:
+  notify: { url: "http://169.254.169.254/latest/meta-data" }
+hooks:
+  - name: ask-deploy
+    event: tool.pre
+    matcher: "^deploy$"
+    handler: { type: ask, reason: "deploys need a human" }
+`,
+    })
+    const own = await storeAt(local)
+    try {
+      const watcher = await WsClient.connect(guarded.url, (await token(own, 'admin')).token)
+      await watcher.ok('subscribe', { events: ['approval.requested'] })
+      const answer = aos(guarded.url, toolCall('deploy', {}))
+      const { id } = await watcher.push('approval.requested')
+      await watcher.ok('approvals.resolve', { id, action: 'approve' })
+      expect((await answer).body.result.decision).toBe('allow')
+      await expect.poll(() => guarded.stderr(), { timeout: 5000 }).toContain('approvals.notify failed')
+      expect(guarded.stderr()).toMatch(/169\.254\.169\.254|link-local|metadata|blocked|not allowed/i)
+      watcher.close()
+    } finally {
+      await own.close()
+      await guarded.stop()
+    }
+  }, 60_000)
+})
+
 describe('/aos access', () => {
   it('requires a token with server.auth: token and pins an agent token’s tenant', async () => {
     const local = join(dir, 'auth.db')
