@@ -79,6 +79,9 @@ export function ApprovalsPage() {
   useEffect(() => {
     if (!allowed) return
     let current = true
+    /** Pushes that arrive while the lists load: the lists may have been read before them. */
+    const early = new Map<string, Approval>()
+    let loaded = false
     const load = async () => {
       try {
         const [open, all] = await Promise.all([
@@ -86,8 +89,16 @@ export function ApprovalsPage() {
           client.call<{ approvals: Approval[] }>('approvals.list', { limit: RECENT }),
         ])
         if (!current) return
-        setPending(open.approvals.sort(byDeadline))
-        setRecent(all.approvals.filter((a) => a.status !== 'pending'))
+        loaded = true
+        const waiting = new Map(open.approvals.map((a) => [a.id, a]))
+        for (const [id, approval] of early) {
+          if (approval.status === 'pending') waiting.set(id, approval)
+          else waiting.delete(id)
+        }
+        const done = all.approvals.filter((a) => a.status !== 'pending' && !early.has(a.id))
+        const resolvedEarly = [...early.values()].filter((a) => a.status !== 'pending')
+        setPending([...waiting.values()].sort(byDeadline))
+        setRecent([...resolvedEarly.reverse(), ...done].slice(0, RECENT))
       } catch (e) {
         if (current) setError(e)
       }
@@ -98,12 +109,14 @@ export function ApprovalsPage() {
         const approval = payload as Approval
         if (approval.status !== 'pending') return
         setSkew(Date.now() - approval.requestedAt)
+        if (!loaded) early.set(approval.id, approval)
         setPending((list) =>
           list ? [...list.filter((a) => a.id !== approval.id), approval].sort(byDeadline) : list,
         )
       }),
       client.on('approval.resolved', (payload) => {
         const approval = payload as Approval
+        if (!loaded) early.set(approval.id, approval)
         setPending((list) =>
           list
             ? engaged.current.has(approval.id)
