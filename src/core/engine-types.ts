@@ -47,6 +47,13 @@ export interface DispatchInput {
   event: string
   payload: unknown
   context?: EventContext
+  /**
+   * Wait for a non-blocking event's hooks and return what they said (their added context and
+   * trace), for callers that wait anyway (`warden check`, Claude Code input, SDK adapters).
+   * The decision stays `allow`: a non-blocking event cannot be denied. Ignored for blocking
+   * events, which are always awaited.
+   */
+  wait?: boolean
 }
 
 /** What one hook did for one event in a dry run ({@link Engine.dryRun}). */

@@ -252,6 +252,7 @@ export function createEngine(options: EngineOptions): Engine {
       return early(id, event, 'deny', reason, 'payload-too-large', started)
     }
     if (blocking) return decide(id, event, hooks, started, true)
+    if (input.wait) return decide(id, event, hooks, started, false).then(cannotBlock)
     const running = decide(id, event, hooks, started, false).then(() => undefined)
     background.add(running)
     void running.finally(() => background.delete(running))
@@ -267,6 +268,20 @@ export function createEngine(options: EngineOptions): Engine {
       durationMs: clock.now() - started,
       blocking: false,
     })
+  }
+
+  /** A waited-for non-blocking decision: what the hooks said, but never a denial. */
+  function cannotBlock(decision: Decision): Decision {
+    if (decision.decision === 'allow') return decision
+    const said = decision.reason ? `: ${decision.reason}` : ''
+    const allowed: Decision = {
+      ...decision,
+      decision: 'allow',
+      reason: `${decision.event} cannot block; its hooks answered ${decision.decision}${said}`,
+    }
+    delete allowed.payload
+    delete allowed.approval
+    return allowed
   }
 
   /** Never throws: an unexpected failure is a deny naming it. */
