@@ -13,7 +13,14 @@ const files = readdirSync(here)
   .sort()
 
 let failed = 0
-for (const file of files) {
+for (const [index, file] of files.entries()) {
+  // On a terminal, say which benchmark is running: some take a minute.
+  if (process.stderr.isTTY && !process.env.NO_COLOR)
+    process.stderr.write(
+      `\u001b[2m[${index + 1}/${files.length}] ${file.replace('.bench.ts', '')}…\u001b[22m\n`,
+    )
+  else if (process.stderr.isTTY)
+    process.stderr.write(`[${index + 1}/${files.length}] ${file.replace('.bench.ts', '')}…\n`)
   const module = (await import(pathToFileURL(`${here}${file}`).href)) as { default: Benchmark }
   try {
     const results = await module.default()

@@ -4,8 +4,8 @@
 
 import { randomUUID } from 'node:crypto'
 import { userInfo } from 'node:os'
-import { parseArgs } from 'node:util'
 import type { ApprovalRow, ApprovalStatus, Store } from '../store/index.js'
+import { parseArgs } from './args.js'
 import { openConfiguredStore } from './decisions.js'
 import type { CliIo } from './io.js'
 
@@ -20,6 +20,11 @@ options:
                       config's db:, else .warden/warden.db)
   -c, --config FILE   warden.yaml (for its db: setting)
   -h, --help          this text
+
+examples:
+  warden approvals list --config examples/warden.yaml
+  warden approvals approve 3f2a9c1e-17 --comment "checked with the on-call" --by alice
+  warden approvals reject 3f2a9c1e-17 --comment "not on a Friday"
 `
 
 const STATUSES = new Set(['pending', 'approved', 'rejected', 'expired'])

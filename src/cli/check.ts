@@ -5,7 +5,6 @@
 
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import {
   type Decision,
   eventInfo,
@@ -21,6 +20,7 @@ import {
   loadHookSources,
   type WardenConfig,
 } from '../sources/index.js'
+import { parseArgs } from './args.js'
 import { type CliIo, readInput } from './io.js'
 
 const HELP = `usage: warden check [--config warden.yaml] [--format warden|claude] [--hooks DIR]
@@ -37,6 +37,11 @@ Hooks also come from (each flag may repeat):
   --claude-settings FILE    the "hooks" of a Claude Code settings.json
   --profile FILE            the hook actions of a loom agent.json profile
 A hook file, settings file or profile with a problem is an error (exit 1).
+
+examples:
+  warden check --config examples/warden.yaml examples/events/exec-rm.json   # exit 2: denied
+  echo '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}' \\
+    | warden check --config examples/warden.yaml --format claude
 `
 
 /** Runs `warden check`. */

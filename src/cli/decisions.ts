@@ -4,11 +4,12 @@
 
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { loadConfig } from '../sources/index.js'
 import type { DecisionQuery, DecisionRow } from '../store/index.js'
 import { openStore, redactLocation, resolveDatabaseLocation } from '../store/index.js'
+import { parseArgs } from './args.js'
 import type { CliIo } from './io.js'
+import { decisionColour, formatTable, styleFor } from './style.js'
 
 const HELP = `usage: warden decisions [options]
 
@@ -25,6 +26,10 @@ options:
   --limit N           at most N decisions (default 50)
   --json              one JSON object per line instead of a table
   -h, --help          this text
+
+examples:
+  warden decisions --decision deny --since 2h
+  warden decisions --tenant acme --event tool.pre --limit 20 --json | jq .reason
 `
 
 const DECISIONS = new Set(['allow', 'deny', 'modify', 'ask'])
@@ -42,19 +47,21 @@ export function parseSince(text: string, now = Date.now()): number {
   return time
 }
 
-function table(rows: DecisionRow[]): string {
+/** Decisions as an aligned table (colour on a terminal), newest first; the reason fits the width. */
+export function decisionsTable(rows: DecisionRow[], io: Pick<CliIo, 'env' | 'isTTY' | 'columns'>): string {
   if (rows.length === 0) return 'no decisions\n'
-  const lines = rows.map((r) =>
-    [
-      new Date(r.createdAt).toISOString(),
-      r.id,
-      r.tenant || '-',
-      r.event,
-      r.decision,
-      r.reason.replace(/\s+/g, ' ').slice(0, 80),
-    ].join('  '),
-  )
-  return `${['time', 'id', 'tenant', 'event', 'decision', 'reason'].join('  ')}\n${lines.join('\n')}\n`
+  const style = styleFor(io)
+  const body = rows.map((r) => [
+    style.dim(new Date(r.createdAt).toISOString().replace('T', ' ').slice(0, 19)),
+    r.id,
+    r.tenant || '-',
+    r.event,
+    decisionColour(style, r.decision),
+    `${r.durationMs.toFixed(1)} ms`,
+    r.reason.replace(/\s+/g, ' '),
+  ])
+  const header = ['time (UTC)', 'id', 'tenant', 'event', 'decision', 'took', 'reason']
+  return formatTable(header, body, { style, width: io.columns ?? 160 })
 }
 
 /** Runs `warden decisions`. */
@@ -99,7 +106,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   try {
     const rows = await store.listDecisions(query)
-    io.stdout(values.json ? rows.map((r) => `${JSON.stringify(r)}\n`).join('') : table(rows))
+    io.stdout(values.json ? rows.map((r) => `${JSON.stringify(r)}\n`).join('') : decisionsTable(rows, io))
     return 0
   } catch (error) {
     io.stderr(

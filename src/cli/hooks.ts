@@ -5,7 +5,6 @@
 
 import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import type { HookDefinition } from '../core/index.js'
 import {
   duplicateHookProblems,
@@ -15,7 +14,9 @@ import {
   loadHookFile,
   type SourceProblem,
 } from '../sources/index.js'
+import { parseArgs } from './args.js'
 import type { CliIo } from './io.js'
+import { styleFor } from './style.js'
 
 const HELP = `usage: warden hooks validate [--config warden.yaml] DIR|FILE.md...
 
@@ -25,6 +26,10 @@ each problem as file:line:col. Checks: the front matter and its YAML, required f
 payload) present with two parameters, the when expression, duplicate hook names (also
 against the hooks of --config). Unknown keys are warnings. Exit code: 0 when every file
 is fine, 1 when any has a problem.
+
+example:
+  warden hooks validate examples/hooks-md
+  3 hook files checked: 0 problems, 0 warnings
 `
 
 /** Runs `warden hooks`. */
@@ -80,8 +85,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     hooks.push(...loaded.hooks)
   }
   problems.push(...duplicateHookProblems(hooks))
-  for (const warning of warnings) io.stdout(`${formatProblem(warning)} (warning)\n`)
-  for (const problem of problems) io.stdout(`${formatProblem(problem)}\n`)
+  const style = styleFor(io)
+  for (const warning of warnings) io.stdout(`${formatProblem(warning)} ${style.yellow('(warning)')}\n`)
+  for (const problem of problems) io.stdout(`${style.red(formatProblem(problem))}\n`)
   const summary = `${files} hook file${files === 1 ? '' : 's'} checked: ${problems.length} problem${problems.length === 1 ? '' : 's'}, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}\n`
   if (problems.length > 0) {
     io.stderr(summary)

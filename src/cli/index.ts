@@ -1,6 +1,7 @@
 // The `warden` command: parses the subcommand and hands over to its module. Each
 // subcommand is one file exporting `run(args, io)` that returns the exit code.
 
+import { editDistance } from '../core/index.js'
 import type { CliIo } from './io.js'
 import { processIo } from './io.js'
 
@@ -53,7 +54,17 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 /** The help text listing every subcommand. */
 export function usage(): string {
   const lines = Object.entries(SUBCOMMANDS).map(([name, s]) => `  ${name.padEnd(12)} ${s.summary}`)
-  return `usage: warden <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun "warden <command> --help" for a command's options.\n`
+  return `usage: warden <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nexamples:\n  warden serve --config examples/warden.yaml\n  warden check --config examples/warden.yaml examples/events/exec-rm.json\n\nRun "warden <command> --help" (or "warden help <command>") for a command's options and examples.\n`
+}
+
+/** The subcommand closest to a mistyped one, when one is close enough. */
+function closestCommand(name: string): string | undefined {
+  let best: { name: string; distance: number } | undefined
+  for (const candidate of Object.keys(SUBCOMMANDS)) {
+    const distance = editDistance(name.toLowerCase(), candidate)
+    if (!best || distance < best.distance) best = { name: candidate, distance }
+  }
+  return best && best.distance <= Math.max(2, Math.floor(best.name.length / 3)) ? best.name : undefined
 }
 
 /**
@@ -61,6 +72,7 @@ export function usage(): string {
  */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...rest] = argv
+  if (name === 'help' && rest[0] && SUBCOMMANDS[rest[0]]) return main([rest[0], '--help'], io)
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(usage())
     return name ? 0 : 1
@@ -71,7 +83,9 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   }
   const command = SUBCOMMANDS[name]
   if (!command) {
-    io.stderr(`warden: unknown command "${name}"\n\n${usage()}`)
+    const closest = closestCommand(name)
+    const hint = closest ? ` Did you mean "warden ${closest}"?` : ''
+    io.stderr(`warden: unknown command "${name}".${hint}\n\n${usage()}`)
     return 1
   }
   const module = await command.load()

@@ -10,6 +10,10 @@ export interface CliIo {
   readStdin(): Promise<string>
   cwd: string
   env: NodeJS.ProcessEnv
+  /** Whether stdout is a terminal (colour, progress); false or absent when piped. */
+  isTTY?: boolean
+  /** The terminal's width in columns, when it is one. */
+  columns?: number
 }
 
 /** The real process streams. */
@@ -24,6 +28,8 @@ export function processIo(): CliIo {
     },
     cwd: process.cwd(),
     env: process.env,
+    isTTY: process.stdout.isTTY === true,
+    ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
   }
 }
 

@@ -2,7 +2,7 @@
 // `pin` subcommand, and the server command after `--`. Shared by the gateway command and
 // the pin command, so neither has to import the other.
 
-import { parseArgs } from 'node:util'
+import { parseArgs } from './args.js'
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },

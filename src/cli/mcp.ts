@@ -36,6 +36,11 @@ options:
       --tenant ID            the tenant hooks see in the context
       --max-message-bytes N  largest message accepted (default 16 MiB)
   -h, --help                 this text
+
+examples:
+  warden mcp --config warden.yaml -- npx -y @modelcontextprotocol/server-filesystem ./work
+  warden mcp --config warden.yaml --upstream https://mcp.example.com/mcp --port 8931
+  warden mcp pin --pin .warden/pins.json -- npx -y @modelcontextprotocol/server-everything
 `
 
 /** Runs `warden mcp`. */

@@ -5,10 +5,10 @@
 
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { formatReplay, replayDecision, secretBoxFrom } from '../audit/index.js'
 import { buildEngine, loadConfig, type WardenConfig } from '../sources/index.js'
 import { loadHooksFromStore, openStore, resolveDatabaseLocation } from '../store/index.js'
+import { parseArgs } from './args.js'
 import type { CliIo } from './io.js'
 
 const HELP = `usage: warden replay DECISION_ID [options]
@@ -23,6 +23,10 @@ options:
   --tenant T          only look the decision up among this tenant's
   --json              print the comparison as JSON
   -h, --help          this text
+
+example:
+  warden decisions --decision deny --limit 1          # find a decision id
+  warden replay 3f2a9c1e-17 --config warden.yaml      # would today's hooks decide the same?
 `
 
 /** Runs `warden replay`. */

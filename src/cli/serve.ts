@@ -6,7 +6,6 @@
 
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { openPersistence, type Persistence } from '../audit/index.js'
 import type { HookDefinition } from '../core/index.js'
@@ -22,6 +21,7 @@ import {
   loadHookSources,
   type WardenConfig,
 } from '../sources/index.js'
+import { parseArgs } from './args.js'
 import type { CliIo } from './io.js'
 import { exposureProblem, planeFailure, setupManagement } from './serve-management.js'
 
@@ -48,6 +48,10 @@ options:
   --insecure-no-auth  allow a non-loopback --host without server.auth: token (only when
                       something in front of Warden checks callers)
   -h, --help          this text
+
+examples:
+  warden serve --config examples/warden.yaml          # then open http://127.0.0.1:7070/
+  warden serve --port 0 --hooks ./hooks --db postgres://warden@db/warden
 `
 
 interface ServerSection {

@@ -4,8 +4,8 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { runStarlarkTests } from '../starlark/index.js'
+import { parseArgs } from './args.js'
 import type { CliIo } from './io.js'
 
 const HELP = `usage: warden starlark [--max-steps N] FILE.star|DIR...
@@ -14,6 +14,9 @@ Runs Starlark test files (a folder runs every *.star file in it) with an assert 
 assert.eq(a, b), assert.ne(a, b), assert.true(x), assert.lt(a, b),
 assert.contains(container, x), assert.fails(fn, pattern). Prints each failure with its
 position. Exit code: 0 when every assertion passed, 1 otherwise.
+
+example:
+  warden starlark tests/                              # runs every *.star file in tests/
 `
 
 /** Largest test file read, in bytes. */

@@ -2,9 +2,9 @@
 // with `server.auth: token`, for `/aos`. The secret is printed once; the store keeps only
 // its hash. Uses the same --db / --config resolution as `warden serve`.
 
-import { parseArgs } from 'node:util'
 import { createAccessToken, TOKEN_ROLES } from '../server/index.js'
 import type { Store, TokenRole, TokenRow } from '../store/index.js'
+import { parseArgs } from './args.js'
 import { openConfiguredStore } from './decisions.js'
 import type { CliIo } from './io.js'
 
@@ -27,6 +27,11 @@ options:
                       config's db:, else .warden/warden.db)
   -c, --config FILE   warden.yaml (for its db: setting)
   -h, --help          this text
+
+examples:
+  warden tokens create --name alice --role approver
+  warden tokens create --name ci-bot --role agent --tenant acme --json
+  warden tokens revoke 9f1c2a7b3d4e5f60
 `
 
 function parse(args: string[]) {

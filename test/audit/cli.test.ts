@@ -110,8 +110,12 @@ describe.each(backends)('warden decisions and replay on $name', ({ name, locatio
 
     const table = io()
     expect(await decisions(['--db', where!, '--tenant', 'acme'], table.io)).toBe(0)
-    expect(table.out.stdout.split('\n')[0]).toMatch(/^time\s+id\s+tenant\s+event\s+decision\s+reason/)
-    expect(table.out.stdout).toContain(`${ids.fresh}  acme  tool.pre  deny  no rm`)
+    expect(table.out.stdout.split('\n')[0]).toMatch(
+      /^time \(UTC\)\s+id\s+tenant\s+event\s+decision\s+took\s+reason/,
+    )
+    expect(table.out.stdout).toMatch(
+      new RegExp(`${ids.fresh}\\s+acme\\s+tool\\.pre\\s+deny\\s+[0-9.]+ ms\\s+no rm`),
+    )
   })
 
   it('replay against the config and the database hooks, within a tenant', async (ctx) => {
