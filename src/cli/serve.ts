@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { openPersistence, type Persistence } from '../audit/index.js'
-import type { HookDefinition } from '../core/index.js'
+import { DEFAULT_LIMITS, type HookDefinition } from '../core/index.js'
 import type { TokenLedger } from '../handlers/index.js'
-import { createLogger, metricsPlugin, traceEngine } from '../observability/index.js'
+import { BudgetWatch, createLogger, metricsPlugin, traceEngine } from '../observability/index.js'
 import { createServer, installShutdown, LISTEN_DEFAULTS, listen, uiPlugin } from '../server/index.js'
 import {
   attachHookDir,
@@ -167,8 +167,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const allowCommandHooks = (config?.raw.management as { allowCommandHooks?: boolean } | undefined)
     ?.allowCommandHooks
   try {
+    const budget = new BudgetWatch({
+      chainBudgetMs: config?.limits?.chainBudgetMs ?? DEFAULT_LIMITS.chainBudgetMs,
+      warn: (message, fields) => logger.warn({ ...fields, budget: true }, message),
+    })
     engine = buildEngine(config, {
-      recorder: plane ? plane.recorder(persistence.recorder) : persistence.recorder,
+      recorder: budget.recorder(plane ? plane.recorder(persistence.recorder) : persistence.recorder),
       ...(plane ? { approver: plane.approver, storedCommandHooks: allowCommandHooks === true } : {}),
       breaker: persistence.breaker,
       env: io.env,

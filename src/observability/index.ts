@@ -1,6 +1,8 @@
 // Observability: OpenTelemetry spans around dispatches (no-op without an SDK), Prometheus
 // metrics on /metrics, and structured JSON logs.
 
+export type { BudgetWarn, BudgetWatchOptions } from './budget-watch.js'
+export { BudgetWatch } from './budget-watch.js'
 export type { Logger, LoggerOptions } from './logger.js'
 export {
   createLogger,
