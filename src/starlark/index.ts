@@ -1,26 +1,41 @@
 // Public API of the Starlark interpreter: compile files and expressions, run them with
 // host globals and limits, call their functions, extend them with host builtins and
-// modules, convert values, and run Starlark test files.
+// modules, convert values, and run Starlark test files. The interpreter is layered, each
+// layer importing only those below it: base, values, ops, lexer, parser, builtins,
+// compiler, host.
 
-export { StarlarkError, type StarlarkErrorKind, type StarlarkFrame } from './errors.js'
-export { builtin, type HostFunction, type HostKwargs, module, opaque } from './host.js'
-export { fromJs, toJs } from './interop.js'
-export { DEFAULT_LIMITS, type Limits, Thread } from './limits.js'
 export {
+  DEFAULT_LIMITS,
+  type Limits,
+  StarlarkError,
+  type StarlarkErrorKind,
+  type StarlarkFrame,
+  Thread,
+} from './base/index.js'
+export {
+  builtin,
   CompiledExpression,
   type CompileOptions,
   compile,
   compileExpression,
   type ExecutionOptions,
   evalExpression,
+  fromJs,
   functionParams,
+  type HostFunction,
+  type HostKwargs,
   Module,
+  module,
+  opaque,
   type ParamInfo,
   Program,
   type RunOptions,
-} from './program.js'
-export { repr, str } from './repr.js'
-export { runStarlarkTests, type TestFailure, type TestReport } from './testing.js'
+  runStarlarkTests,
+  type TestFailure,
+  type TestReport,
+  toJs,
+} from './host/index.js'
+export { repr, str } from './ops/index.js'
 export {
   Builtin,
   type BuiltinImpl,
@@ -35,4 +50,4 @@ export {
   StarTuple,
   typeName,
   type Value,
-} from './values.js'
+} from './values/index.js'
