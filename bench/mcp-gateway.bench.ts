@@ -148,8 +148,8 @@ export default async function run(): Promise<BenchResult[]> {
         value: gatedP50,
         baseline: directP50,
         unit: 'ms',
-        goal: 'added p50 <= 0.3 ms',
-        pass: added <= 0.3,
+        goal: 'added p50 <= 0.25 ms',
+        pass: added <= 0.25,
         extra: {
           'added p50 ms': added,
           'bare relay added p50 ms': quantile(relaySamples, 0.5) - directP50,

@@ -20,6 +20,8 @@ export interface AuditOptions {
   intervalMs?: number
   /** Decisions that may wait; beyond it `record` fails and blocking decisions are denied. Default 50 000. */
   maxQueue?: number
+  /** Longest a sync `record` waits for its row; past it the decision is refused (blocking: denied). Default 10 000. */
+  syncTimeoutMs?: number
   /** Seals the full error text of hook executions. */
   secrets?: SecretBox
   /** The trace id to store with a decision (e.g. the active span's). */
@@ -63,7 +65,13 @@ interface Pending {
 const CATCH_UP_BATCHES = 8
 
 /** The defaults of {@link AuditOptions}. */
-export const AUDIT_DEFAULTS = { mode: 'async', batchSize: 256, intervalMs: 100, maxQueue: 50_000 } as const
+export const AUDIT_DEFAULTS = {
+  mode: 'async',
+  batchSize: 256,
+  intervalMs: 100,
+  maxQueue: 50_000,
+  syncTimeoutMs: 10_000,
+} as const
 
 function toBatch(entries: Pending[]): AuditBatch {
   const batch: AuditBatch = { decisions: [], executions: [], approvals: [] }
@@ -81,6 +89,7 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
   const batchSize = Math.max(1, options.batchSize ?? AUDIT_DEFAULTS.batchSize)
   const intervalMs = Math.max(1, options.intervalMs ?? AUDIT_DEFAULTS.intervalMs)
   const maxQueue = Math.max(batchSize, options.maxQueue ?? AUDIT_DEFAULTS.maxQueue)
+  const syncTimeoutMs = Math.max(1, options.syncTimeoutMs ?? AUDIT_DEFAULTS.syncTimeoutMs)
   let queue: Pending[] = []
   /** Decisions handed to the store and not yet committed. */
   let inFlight = 0
@@ -174,7 +183,28 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
       return
     }
     return new Promise<void>((resolve, reject) => {
-      queue.push({ rows, done: { resolve, reject } })
+      // A database that stops answering (a hung host, a partition) must not hold the
+      // decision forever: past the deadline it is refused, and dropped if not yet handed over.
+      const timer = setTimeout(() => {
+        const at = queue.indexOf(entry)
+        if (at >= 0) queue.splice(at, 1)
+        reject(new Error(`the audit write did not finish within ${syncTimeoutMs} ms`))
+      }, syncTimeoutMs)
+      timer.unref?.()
+      const entry: Pending = {
+        rows,
+        done: {
+          resolve() {
+            clearTimeout(timer)
+            resolve()
+          },
+          reject(error) {
+            clearTimeout(timer)
+            reject(error)
+          },
+        },
+      }
+      queue.push(entry)
       if (!writing) schedule()
       else void writing.then(schedule)
     })

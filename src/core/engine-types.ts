@@ -84,6 +84,11 @@ export interface EngineOptions {
   approver?: Approver
   limits?: Partial<Limits>
   breaker?: BreakerState
+  /**
+   * Run order of one event's hooks: `priority` (default; lower first, ties by name) or
+   * `registration` (the order hooks were registered, as loom runs them).
+   */
+  order?: 'priority' | 'registration'
 }
 
 /** The engine's public face. */

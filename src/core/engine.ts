@@ -3,7 +3,7 @@
 // hooks and a closed engine all become decisions with the cause as the reason.
 
 import { type BreakerTrip, DEFAULT_BREAKER, MemoryBreakerState } from './breaker.js'
-import { type EventName, isBlockingEvent, isOpenEventName, lookupEventName } from './catalog.js'
+import { type EventName, isBlockingEvent, lookupEventName } from './catalog.js'
 import { prepareHook, type RegisteredHook, runChain } from './chain.js'
 import type { Decision, DecisionKind } from './decision.js'
 import { dryRun } from './dry-run.js'
@@ -27,6 +27,7 @@ import type { HookDefinition, HookSpec } from './hook.js'
 import { DecisionIds, randomIdPrefix } from './ids.js'
 import { compose, resolveAsk } from './outcome.js'
 import { InFlight } from './run-hook.js'
+import { byPriorityThenName, type EventView, HookIndex, inRegistrationOrder } from './selection.js'
 import { payloadBytes } from './size.js'
 
 /**
@@ -41,8 +42,9 @@ export function createEngine(options: EngineOptions): Engine {
   }
   const handlers = new Map(options.handlers.map((h) => [h.type, h]))
   const breaker = options.breaker ?? new MemoryBreakerState(limits.breaker)
-  const registry = new Map<string, RegisteredHook>()
-  let index = new Map<string, RegisteredHook[]>()
+  const runOrder = options.order === 'registration' ? inRegistrationOrder : byPriorityThenName
+  /** The hooks, indexed by event and scope: a change touches only the hook's own place. */
+  const registry = new HookIndex(runOrder)
   /** Names as callers spell them, resolved to the event, its blocking flag and its hooks. */
   const resolved = new Map<string, ResolvedName>()
   /** The name resolved last, checked before the map: callers mostly repeat one event. */
@@ -67,25 +69,10 @@ export function createEngine(options: EngineOptions): Engine {
   /** @throws WardenError when the definition or its handler config is invalid. */
   const prepare = (definition: HookDefinition): RegisteredHook => prepareHook(definition, handlers)
 
-  function rebuildIndex(): void {
-    const next = new Map<string, RegisteredHook[]>()
-    for (const entry of registry.values()) {
-      const list = next.get(entry.spec.event) ?? []
-      list.push(entry)
-      next.set(entry.spec.event, list)
-    }
-    for (const list of next.values()) list.sort(byPriorityThenName)
-    index = next
+  /** After a hook changed: names resolve again, to the index's fresh views. */
+  function forgetResolved(): void {
     resolved.clear()
     lastGiven = undefined
-  }
-
-  function hooksFor(event: EventName): readonly RegisteredHook[] | undefined {
-    const exact = index.get(event)
-    if (!isOpenEventName(event)) return exact
-    const wildcard = index.get(event.startsWith('custom.') ? 'custom.*' : 'meta.*')
-    if (!wildcard) return exact
-    return exact ? [...exact, ...wildcard].sort(byPriorityThenName) : wildcard
   }
 
   async function record(decision: Decision, event: CheckedEvent): Promise<Decision> {
@@ -174,11 +161,10 @@ export function createEngine(options: EngineOptions): Engine {
   function resolveName(given: string): ResolvedName | undefined {
     const name = lookupEventName(given)
     if (!name) return undefined
-    const hooks = hooksFor(name)
     const entry: ResolvedName = {
       name,
       blocking: isBlockingEvent(name),
-      hooks: hooks && hooks.length > 0 ? hooks : undefined,
+      hooks: registry.view(name),
       check: shapeCheckFor(name),
       depthCap: name === 'subagent.start' ? limits.maxDepth - 1 : limits.maxDepth,
     }
@@ -228,8 +214,8 @@ export function createEngine(options: EngineOptions): Engine {
     if (problem !== undefined || closed || (context?.depth ?? 0) > entry.depthCap) {
       return refused(id, entry, input, problem)
     }
-    const { name, blocking, hooks } = entry
-    if (hooks === undefined) {
+    const { name, blocking, hooks: view } = entry
+    if (view === undefined) {
       const decision: Decision = {
         id,
         event: name,
@@ -245,6 +231,7 @@ export function createEngine(options: EngineOptions): Engine {
       return options.recorder ? record(decision, checked(name, input)) : Promise.resolve(decision)
     }
     const event = checked(name, input)
+    const hooks = view.select(event.context)
     const started = clock.now()
     const size = payloadBytes(event.payload, limits.maxPayloadBytes)
     if (size > limits.maxPayloadBytes) {
@@ -301,9 +288,8 @@ export function createEngine(options: EngineOptions): Engine {
         `hook "${entry.spec.id}" is defined twice; hook names must be unique within their scope`,
       )
     }
-    registry.set(entry.spec.id, entry)
+    registry.set(entry)
   }
-  rebuildIndex()
 
   return {
     dispatch,
@@ -315,17 +301,17 @@ export function createEngine(options: EngineOptions): Engine {
           `hook "${entry.spec.id}" is already registered; unregister it first or pass { replace: true }`,
         )
       }
-      registry.set(entry.spec.id, entry)
-      rebuildIndex()
+      registry.set(entry)
+      forgetResolved()
       return entry.spec
     },
     unregister(id) {
       const existed = registry.delete(id)
-      if (existed) rebuildIndex()
+      if (existed) forgetResolved()
       return existed
     },
     hooks() {
-      return [...registry.values()].sort(byPriorityThenName).map((e) => e.spec)
+      return [...registry.values()].sort(runOrder).map((e) => e.spec)
     },
     validate(definition) {
       return prepare(definition).spec
@@ -361,7 +347,8 @@ export function createEngine(options: EngineOptions): Engine {
 interface ResolvedName {
   name: EventName
   blocking: boolean
-  hooks: readonly RegisteredHook[] | undefined
+  /** The event's hooks by tenant and agent; undefined when none is registered in any scope. */
+  hooks: EventView | undefined
   check: ShapeCheck
   /** The deepest `context.depth` allowed (one less for `subagent.start`, which adds a level). */
   depthCap: number
@@ -379,9 +366,3 @@ const EMPTY_CONTEXT: EventContext = Object.freeze({}) as EventContext
 
 /** The shared empty list of decisions no hook took part in (frozen: read-only). */
 const NONE = Object.freeze([]) as unknown as string[]
-
-function byPriorityThenName(a: RegisteredHook, b: RegisteredHook): number {
-  return (
-    a.spec.priority - b.spec.priority || (a.spec.name < b.spec.name ? -1 : a.spec.name > b.spec.name ? 1 : 0)
-  )
-}

@@ -1,11 +1,26 @@
 // Prometheus metrics: decisions by event and outcome, dispatch and per-hook latency,
 // hook errors, breaker trips, the audit queue depth and audit records dropped or failed,
-// in a registry of their own, fed by a Recorder and served on GET /metrics.
+// payload sizes, hooks registered per event and the event loop's delay, in a registry of
+// their own, fed by a Recorder and served on GET /metrics.
 
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { Recorder } from '../core/index.js'
+import { knownPayloadBytes, payloadBytes, type Recorder } from '../core/index.js'
 
 const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+const BYTES = [256, 1024, 4096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304]
+/** The event-loop delay figures reported, as `quantile` label and percentile. */
+const LOOP_QUANTILES = [
+  ['0.5', 50],
+  ['0.9', 90],
+  ['0.99', 99],
+  ['1', 100],
+] as const
+
+/** What the hooks-per-event gauge reads: anything listing hooks with their event (an Engine). */
+export interface HookSource {
+  hooks(): readonly { event: string }[]
+}
 
 /** Warden's metrics and the recorder that feeds them. */
 export interface WardenMetrics {
@@ -18,6 +33,10 @@ export interface WardenMetrics {
   auditDropped(drop: { event: string; blocking: boolean; cause: string }): void
   /** Counts an audit batch that could not be written (it is retried). */
   auditWriteFailed(): void
+  /** Reports the hooks registered per event on every scrape (pass the engine). */
+  watchHooks(source: HookSource): void
+  /** Stops sampling the event-loop delay. */
+  close(): void
   /** The exposition text. */
   render(): Promise<string>
   contentType: string
@@ -79,8 +98,46 @@ export function createMetrics(options: { registry?: Registry } = {}): WardenMetr
     help: 'Audit batches the store refused; their records stay queued and are retried.',
     registers,
   })
+  const payloadSize = new Histogram({
+    name: 'warden_payload_bytes',
+    help: 'Size of event payloads as JSON: UTF-8 bytes when near the payload cap, characters (exact for ASCII) below a sixth of it.',
+    labelNames: ['event'] as const,
+    buckets: BYTES,
+    registers,
+  })
+  let hookSource: HookSource | undefined
+  new Gauge({
+    name: 'warden_hooks_registered',
+    help: 'Hooks registered, by the event they are registered for (wildcards such as custom.* as written).',
+    labelNames: ['event'] as const,
+    registers,
+    collect() {
+      this.reset()
+      if (!hookSource) return
+      const counts = new Map<string, number>()
+      for (const hook of hookSource.hooks()) counts.set(hook.event, (counts.get(hook.event) ?? 0) + 1)
+      for (const [event, count] of counts) this.set({ event }, count)
+    },
+  })
+  const loop = monitorEventLoopDelay({ resolution: 10 })
+  loop.enable()
+  new Gauge({
+    name: 'warden_event_loop_delay_seconds',
+    help: 'How late the event loop ran timers since the previous scrape (quantile 1 is the maximum); a high figure means synchronous work held every request up.',
+    labelNames: ['quantile'] as const,
+    registers,
+    collect() {
+      for (const [quantile, percentile] of LOOP_QUANTILES) {
+        const nanoseconds = loop.count > 0 ? loop.percentile(percentile) : 0
+        this.set({ quantile }, nanoseconds / 1e9)
+      }
+      loop.reset()
+    },
+  })
   const recorder: Recorder = {
-    record({ decision }) {
+    record({ decision, event }) {
+      const bytes = knownPayloadBytes(event.payload) ?? payloadBytes(event.payload, Number.POSITIVE_INFINITY)
+      payloadSize.observe({ event: decision.event }, bytes)
       decisions.inc({ event: decision.event, decision: decision.decision })
       dispatch.observe({ event: decision.event }, decision.durationMs / 1000)
       for (const step of decision.trace) {
@@ -108,6 +165,12 @@ export function createMetrics(options: { registry?: Registry } = {}): WardenMetr
     },
     auditWriteFailed() {
       writeErrors.inc()
+    },
+    watchHooks(source) {
+      hookSource = source
+    },
+    close() {
+      loop.disable()
     },
     render: () => registry.metrics(),
     contentType: registry.contentType,

@@ -152,6 +152,11 @@ async function openPostgres(url: string, options: OpenStoreOptions): Promise<Sto
     types: pgTypes as pg.CustomTypesConfig,
   })
   pool.on('error', () => undefined)
+  // A connection that breaks while checked out (between the queries of a transaction)
+  // emits 'error' on its client, which the pool listens to only while the client is idle:
+  // unheard, it crashes the process when the database restarts. The query then fails on
+  // its own, and the pool drops the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined))
   try {
     const client = await pool.connect()
     client.release()

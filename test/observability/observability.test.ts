@@ -125,6 +125,7 @@ describe('tracing', () => {
       'warden.decision': 'deny',
       'warden.policy.version': '7',
       'warden.tenant': 'acme',
+      'goclaw.event': 'pre_tool_use',
     })
     expect(children.every((c) => c.end !== undefined)).toBe(true)
     expect(root?.end).toBeDefined()

@@ -1,0 +1,92 @@
+// The soak (bench/soak) for one minute: a real `warden serve` from dist/ on SQLite in sync
+// audit mode, under mixed /aos traffic at half its capacity, with every fault injected once
+// (hooks that hang, crash, answer garbage, die by a signal; the webhook gone; a hook file
+// broken live; disk full; kill -9 and restart). Every check of its table must pass (RSS is
+// only reported: a minute is too short for it to settle).
+
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { ROOT } from '../helpers/cli.js'
+
+interface Row {
+  check: string
+  result: 'PASS' | 'FAIL' | 'INFO'
+  detail: string
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'warden-soak-test-'))
+
+beforeAll(() => {
+  // npm ci builds dist/ (prepare); a bare checkout may not have it yet
+  if (existsSync(join(ROOT, 'dist/cli/index.js'))) return
+  const built = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 180_000,
+  })
+  if (built.status !== 0) throw new Error(`building dist/ failed: ${built.stdout}${built.stderr}`)
+}, 200_000)
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function soak(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/soak/run.ts'), ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let output = ''
+    child.stdout.on('data', (d) => {
+      output += d
+    })
+    child.stderr.on('data', (d) => {
+      output += d
+    })
+    const timer = setTimeout(() => child.kill('SIGINT'), 150_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, output })
+    })
+  })
+}
+
+it('survives a minute of faults under load without losing or doubling a record', async () => {
+  const json = join(dir, 'result.json')
+  const { code, output } = await soak(['--minutes', '1', '--db', 'sqlite', '--audit', 'sync', '--json', json])
+  expect(existsSync(json), output).toBe(true)
+  const { rows } = JSON.parse(readFileSync(json, 'utf8')) as { ok: boolean; rows: Row[] }
+  const row = (check: string) => rows.find((r) => r.check === check)
+  // RSS right after a minute is still settling (native caches, JIT code) and the machine
+  // runs other tests: it is reported here, and held to +10% by the 10-minute run.
+  const rss = 'RSS after a full GC steady'
+  const failed = rows.filter((r) => r.result === 'FAIL' && r.check !== rss)
+  expect(failed, output).toEqual([])
+  expect(code === 0 || row(rss)?.result === 'FAIL', output).toBe(true)
+  expect(row(rss)?.detail).toMatch(/MB after warm-up, .* MB at the end/)
+  // every fault ran and was checked
+  for (const fault of [
+    'hook-hang',
+    'hook-crash',
+    'hook-garbage',
+    'hook-signal',
+    'webhook-down',
+    'hook-file-broken',
+  ]) {
+    expect(row(`deny with cause: ${fault}`)?.result, fault).toBe('PASS')
+  }
+  for (const fault of ['hook-hang', 'hook-crash', 'hook-garbage', 'hook-signal', 'webhook-down']) {
+    expect(row(`breaker ${fault}`)?.result, fault).toBe('PASS')
+  }
+  expect(row('deny with cause: disk-full')?.result).toBe('PASS')
+  expect(row('recovered disk-full')?.result).toBe('PASS')
+  expect(row('store opens after crash')?.detail).toMatch(/^2\/2 ok/)
+  expect(row('audit rows (sync)')?.detail).toMatch(/ 0 lost/)
+  expect(row('no duplicates')?.detail).toMatch(/^0 decision ids answered twice, 0 execution rows/)
+  expect(row('no request hung')?.detail).toMatch(/ 0 hung/)
+}, 200_000)
