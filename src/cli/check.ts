@@ -4,8 +4,9 @@
 // reason on stderr) or 1 (error). Usable as a Claude Code command hook as it is.
 
 import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import {
+  type ApprovalRequest,
   type Decision,
   eventInfo,
   fromClaudeInput,
@@ -17,25 +18,33 @@ import {
   buildEngine,
   formatProblem,
   loadConfig,
+  loadGoclawHooks,
   loadHookSources,
+  mergeReports,
   type WardenConfig,
 } from '../sources/index.js'
 import { parseArgs } from './args.js'
 import { type CliIo, readInput } from './io.js'
 
 const HELP = `usage: warden check [--config warden.yaml] [--format warden|claude] [--hooks DIR]
-                    [--claude-settings FILE] [--profile FILE] [FILE | -]
+                    [--claude-settings FILE] [--claude-plugin DIR] [--profile FILE]
+                    [--goclaw FILE] [FILE | -]
 
 Reads one event from FILE (or stdin) and runs the hooks of the config on it.
 The event is {"event", "payload", "context"} or a Claude Code hook input (hook_event_name).
 Prints the decision as JSON: Warden's shape, or Claude Code hook output when the input was
 Claude Code hook input (override with --format). Exit code: 0 allow or modify, 2 deny
-(reason on stderr), 1 error.
+(reason on stderr), 1 error. Events that cannot block (SessionStart, SessionEnd, ...) are
+still run to the end, so the context their hooks add is printed. With Claude Code input, a
+PreToolUse hook that asks answers permissionDecision "ask": Claude Code asks its user.
 
 Hooks also come from (each flag may repeat):
   --hooks DIR               a folder of Starlark hook files (*.md with YAML front matter)
-  --claude-settings FILE    the "hooks" of a Claude Code settings.json
+  --claude-settings FILE    the "hooks" of a Claude Code settings.json (or a plugin's
+                            hooks/hooks.json)
+  --claude-plugin DIR       a Claude Code plugin folder: its hooks/hooks.json
   --profile FILE            the hook actions of a loom agent.json profile
+  --goclaw FILE             GoClaw hook definitions (JSON or YAML; higher priority first)
 A hook file, settings file or profile with a problem is an error (exit 1).
 
 examples:
@@ -73,8 +82,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1
   }
   let extraHooks: HookDefinition[] = []
-  const { hooks: hookDirs, 'claude-settings': claudeSettings, profile: profiles } = parsed.values
-  if (hookDirs?.length || claudeSettings?.length || profiles?.length) {
+  const { hooks: hookDirs, profile: profiles, goclaw } = parsed.values
+  const claudeSettings = [
+    ...(parsed.values['claude-settings'] ?? []),
+    ...(parsed.values['claude-plugin'] ?? []).map((dir) => join(dir, 'hooks', 'hooks.json')),
+  ]
+  if (hookDirs?.length || claudeSettings.length || profiles?.length || goclaw?.length) {
     const where = (paths: string[] | undefined) => (paths ?? []).map((p) => resolve(io.cwd, p))
     const report = await loadHookSources({
       hookDirs: where(hookDirs),
@@ -83,6 +96,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       env: io.env,
       ...(config ? { config } : {}),
     })
+    for (const path of where(goclaw)) mergeReports(report, await loadGoclawHooks(path))
     for (const warning of report.warnings) io.stderr(`warden check: warning: ${formatProblem(warning)}\n`)
     if (report.problems.length > 0) {
       for (const problem of report.problems) io.stderr(`warden check: ${formatProblem(problem)}\n`)
@@ -116,19 +130,34 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1
   }
   let engine: ReturnType<typeof buildEngine>
+  const asked: ApprovalRequest[] = []
+  const askClaude = claude && event.event === 'tool.pre'
   try {
-    engine = buildEngine(config, { extraHooks, env: io.env })
+    engine = buildEngine(config, {
+      extraHooks,
+      env: io.env,
+      // Claude Code asks its own user: the asks are passed back to it, not decided here.
+      ...(askClaude
+        ? {
+            approver: (request: ApprovalRequest) => {
+              asked.push(request)
+              return { outcome: 'approve' as const }
+            },
+          }
+        : {}),
+    })
   } catch (error) {
     io.stderr(`warden check: ${(error as Error).message}\n`)
     return 1
   }
-  const decision = await engine.dispatch(event)
+  const decision = await engine.dispatch({ ...event, wait: true })
   await engine.close()
   if (decision.reasonCode.includes('invalid-event')) {
     io.stderr(`warden check: ${decision.reason}\n`)
     return 1
   }
-  const output = (format ?? (claude ? 'claude' : 'warden')) === 'claude' ? toClaudeOutput(decision) : decision
+  const output =
+    (format ?? (claude ? 'claude' : 'warden')) === 'claude' ? toClaudeOutput(decision, asked) : decision
   io.stdout(`${JSON.stringify(output, null, 2)}\n`)
   if (decision.decision === 'deny') {
     io.stderr(`${decision.reason}\n`)
@@ -146,7 +175,9 @@ function parseCheckArgs(args: string[]) {
       format: { type: 'string' },
       hooks: { type: 'string', multiple: true },
       'claude-settings': { type: 'string', multiple: true },
+      'claude-plugin': { type: 'string', multiple: true },
       profile: { type: 'string', multiple: true },
+      goclaw: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -177,12 +208,18 @@ function toCanonical(
   }
 }
 
-/** A decision as Claude Code hook output. */
-export function toClaudeOutput(decision: Decision): JsonObject {
+/**
+ * A decision as Claude Code hook output. `asked` holds the approval requests a PreToolUse
+ * chain raised: then the answer is `permissionDecision: "ask"`, for Claude Code to ask its user.
+ */
+export function toClaudeOutput(decision: Decision, asked: readonly ApprovalRequest[] = []): JsonObject {
   const specific: JsonObject = { hookEventName: eventInfo(decision.event).claudeName ?? decision.event }
   if (decision.event === 'tool.pre') {
-    specific.permissionDecision = decision.decision === 'modify' ? 'allow' : decision.decision
-    specific.permissionDecisionReason = decision.reason
+    const ask = asked.length > 0 && decision.decision !== 'deny'
+    specific.permissionDecision = ask ? 'ask' : decision.decision === 'modify' ? 'allow' : decision.decision
+    specific.permissionDecisionReason = ask
+      ? asked.flatMap((r) => r.asks.map((a) => a.reason)).join('; ')
+      : decision.reason
     const tool = decision.payload?.tool
     if (decision.decision === 'modify' && tool && typeof tool === 'object' && !Array.isArray(tool)) {
       specific.updatedInput = tool.input ?? {}

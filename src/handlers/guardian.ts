@@ -105,7 +105,63 @@ async function consult(
   } catch {
     throw new Error(`the Guardian at ${remote.name} answered something that is not JSON`)
   }
-  return options.codec.decode(answer, sent)
+  const joch = fromJoch(answer, sent)
+  const verdict = options.codec.decode(joch.answer, sent)
+  if (joch.policy) {
+    call.log(`guardian ${remote.name} applied policy ${joch.policy}`)
+    if (verdict.type !== 'abstain') verdict.reasonCode = [...(verdict.reasonCode ?? []), joch.policy]
+  }
+  return verdict
+}
+
+/**
+ * Reads the fields Joch (an AOS implementation) adds: `reason` becomes the message when the
+ * message is missing or generic, top-level `policyId`/`policyVersion` are kept (as
+ * `policyId@policyVersion`), and a partial `modifiedRequest` (params fields only, such as
+ * `{"inputs": [...]}`) is completed from the request sent. Other answers pass unchanged.
+ */
+export function fromJoch(answer: unknown, sent: JsonObject): { answer: unknown; policy?: string } {
+  if (!isPlain(answer) || !isPlain(answer.result)) return { answer }
+  const result: JsonObject = { ...answer.result }
+  const policyId = firstString(result.policyId, answer.policyId)
+  const policyVersion = firstString(result.policyVersion, answer.policyVersion)
+  const reason = firstString(result.reason)
+  const message = firstString(result.message)
+  if (reason && (!message || message === reason)) result.message = reason
+  else if (reason && message) result.message = `${message}: ${reason}`
+  const modified = result.modifiedRequest
+  if (isPlain(modified) && modified.method === undefined && modified.params === undefined) {
+    result.modifiedRequest = {
+      jsonrpc: '2.0',
+      id: sent.id ?? null,
+      method: sent.method ?? null,
+      params: patchParams(sent.params, modified),
+    }
+  }
+  const policy = policyId ? (policyVersion ? `${policyId}@${policyVersion}` : policyId) : undefined
+  return { answer: { ...answer, result }, ...(policy ? { policy } : {}) }
+}
+
+/** Applies a partial params patch: each field replaces the one of that name, top level or one level down. */
+function patchParams(params: Json | undefined, patch: JsonObject): JsonObject {
+  const out: JsonObject = isPlain(params) ? { ...params } : {}
+  for (const [key, value] of Object.entries(patch)) {
+    if (Object.hasOwn(out, key)) {
+      out[key] = value
+      continue
+    }
+    const holder = Object.keys(out).find((k) => {
+      const inner = out[k]
+      return isPlain(inner) && Object.hasOwn(inner, key)
+    })
+    if (holder) out[holder] = { ...(out[holder] as JsonObject), [key]: value }
+    else out[key] = value
+  }
+  return out
+}
+
+function firstString(...values: (Json | undefined)[]): string | undefined {
+  return values.find((v): v is string => typeof v === 'string' && v.length > 0)
 }
 
 function validateFor(codec: GuardianCodec) {

@@ -16,7 +16,7 @@ export {
   runProcess,
   splitCommand,
 } from './command.js'
-export type { HookFunction } from './fn.js'
+export type { HookFunction, LoomHookContext } from './fn.js'
 export { fnHandler } from './fn.js'
 export type { GuardianCodec, GuardianHandlerOptions, RemoteGuardian } from './guardian.js'
 export { guardianHandler, guardiansHandler, mergeModifications } from './guardian.js'

@@ -1,5 +1,6 @@
 // The built-ins a Starlark hook sees: allow(), block(reason), modify(payload), ask(reason),
-// log(msg), context(), metrics.incr/get/snapshot, cache.get/set and http.get/post. They
+// log(msg), log.info/warn/error/debug(msg), context(), metrics.incr/set/get/snapshot,
+// cache.get/set and http.get/post. They
 // act on the state of the run in progress (the thread's host data), so one compiled module
 // serves every event. http calls suspend the run: the handler performs the request and runs
 // `handle` again with the answer recorded, which is sound because scripts are deterministic.
@@ -154,12 +155,19 @@ export function scriptGlobals(): Record<string, unknown> {
       if (run.logs.length < 100) run.logs.push(text(args[0], 'log(msg)'))
       return null
     }),
+    ...levelLogs(),
     context: builtin('context', (_args, _kw, thread) => state(thread, 'context').context),
     metrics: module('metrics', {
       incr: builtin('metrics.incr', (args, _kw, thread) => {
         const by = args[1] ?? 1
         if (typeof by !== 'number') throw new Error('metrics.incr(name, by): by must be an int')
         return state(thread, 'metrics.incr').staged.incr(text(args[0], 'metrics.incr(name)'), by)
+      }),
+      set: builtin('metrics.set', (args, _kw, thread) => {
+        const value = args[1]
+        if (typeof value !== 'number' && typeof value !== 'bigint')
+          throw new Error('metrics.set(name, value): value must be a number')
+        return state(thread, 'metrics.set').staged.set(text(args[0], 'metrics.set(name)'), Number(value))
       }),
       get: builtin('metrics.get', (args, _kw, thread) =>
         state(thread, 'metrics.get').staged.get(text(args[0], 'metrics.get(name)')),
@@ -205,6 +213,59 @@ export function scriptGlobals(): Record<string, unknown> {
       }),
     }),
   }
+}
+
+/** The log levels of `log.<level>(msg)`; each line is kept as `[level] msg`. */
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const
+
+/** `log_<level>` builtins, which {@link rewriteLogCalls} makes `log.<level>` resolve to. */
+function levelLogs(): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const level of LOG_LEVELS) {
+    out[`log_${level}`] = builtin(`log.${level}`, (args, _kw, thread) => {
+      const run = state(thread, `log.${level}`)
+      if (run.logs.length < 100) run.logs.push(`[${level}] ${text(args[0], `log.${level}(msg)`)}`)
+      return null
+    })
+  }
+  return out
+}
+
+/**
+ * Rewrites `log.info(` / `log.warn(` / `log.error(` / `log.debug(` in Starlark source to the
+ * `log_<level>` builtins, so `log` stays callable as `log(msg)` too. Strings and comments
+ * are left alone and every line and column keeps its place (the rewrite is one character).
+ */
+export function rewriteLogCalls(source: string): string {
+  if (!source.includes('log.')) return source
+  const out = source.split('')
+  const n = source.length
+  let i = 0
+  while (i < n) {
+    const c = source[i] as string
+    if (c === '#') {
+      while (i < n && source[i] !== '\n') i++
+    } else if (c === '"' || c === "'") {
+      const triple = source.startsWith(c.repeat(3), i)
+      const end = triple ? c.repeat(3) : c
+      i += end.length
+      while (i < n && !source.startsWith(end, i)) {
+        if (source[i] === '\\') i++
+        else if (!triple && source[i] === '\n') break
+        i++
+      }
+      i += end.length
+    } else if (/[A-Za-z_]/.test(c)) {
+      let j = i
+      while (j < n && /[A-Za-z0-9_]/.test(source[j] as string)) j++
+      const word = source.slice(i, j)
+      const before = i > 0 ? source[i - 1] : ''
+      const level = /^\.(debug|info|warn|error)\b/.exec(source.slice(j, j + 7))
+      if (word === 'log' && before !== '.' && level) out[j] = '_'
+      i = j
+    } else i++
+  }
+  return out.join('')
 }
 
 /** Turns a script's decision into a verdict (the payload already mapped back by the caller). */

@@ -31,11 +31,12 @@ import {
   HttpSuspend,
   MAX_HTTP_CALLS,
   type RunState,
+  rewriteLogCalls,
   ScriptDecision,
   scriptGlobals,
   verdictOf,
 } from './script-builtins.js'
-import { ScriptState, StagedWrites } from './script-state.js'
+import { ScriptState, StagedWrites, turnKey, withTurnLogs } from './script-state.js'
 import { fromPayloadView, payloadView } from './script-view.js'
 
 /** Largest script accepted, in characters. */
@@ -103,7 +104,7 @@ function atLine(source: string, line: number | undefined): string {
  */
 function prepareScript(config: ScriptConfig, hookName: string, limits: Partial<Limits>): Prepared {
   const file = config.file ?? `${hookName}.star`
-  const program = compile(atLine(config.source, config.line), file)
+  const program = compile(atLine(rewriteLogCalls(config.source), config.line), file)
   const module = program.run({ globals: scriptGlobals(), limits })
   const handle = module.getValue('handle')
   if (handle === undefined) {
@@ -279,7 +280,8 @@ function runScript(
   fetcher: (request: NonNullable<RunState['pending']>, signal: AbortSignal) => Promise<HttpAnswer>,
 ): Verdict | Promise<Verdict> {
   const event = call.event
-  const view = payloadView(event)
+  const turn = turnKey(event)
+  const view = withTurnLogs(event, payloadView(event), shared, turn)
   const answers: HttpAnswer[] = []
   const attempt = (): Verdict | Promise<Verdict> => {
     const run: RunState = {
@@ -303,21 +305,32 @@ function runScript(
           return attempt()
         })
       }
-      finish(run, call)
+      finish(run, call, shared, turn)
       throw new Error(problemText(error, prepared))
     }
-    finish(run, call)
+    finish(run, call, shared, turn)
+    if (view !== event.payload && verdict.type === 'modify' && event.event === 'agent.response') {
+      const { logs: _shown, ...rest } = verdict.payload
+      return { ...verdict, payload: rest }
+    }
     return verdict
   }
   return attempt()
 }
 
+/** The log line of a run whose `when` did not hold (kept out of the turn's logs). */
+const WHEN_FALSE = 'when is false: the hook does not apply'
+
 function isSuspension(error: unknown): boolean {
   return error instanceof StarlarkError && error.reason === 'waiting for an http answer'
 }
 
-function finish(run: RunState, call: HookCall): void {
+function finish(run: RunState, call: HookCall, shared: ScriptState, turn: string): void {
   run.staged.commit()
+  shared.addTurnLogs(
+    turn,
+    run.logs.filter((line) => line !== WHEN_FALSE),
+  )
   for (const line of run.logs) call.log(line)
   call.detail?.({ logs: [...run.logs] })
 }
@@ -333,7 +346,7 @@ function evaluate(prepared: Prepared, event: CheckedEvent, view: unknown, run: R
       throw error
     }
     if (!matched) {
-      run.logs.push('when is false: the hook does not apply')
+      run.logs.push(WHEN_FALSE)
       return { type: 'abstain' }
     }
   }

@@ -12,7 +12,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api'
-import type { Decision, DispatchInput, Engine } from '../core/index.js'
+import { type Decision, type DispatchInput, type Engine, eventInfo } from '../core/index.js'
 
 /** The tracer name Warden's spans are created under. */
 export const TRACER_NAME = 'warden'
@@ -41,6 +41,9 @@ function hookSpans(
       'warden.event': decision.event,
     }
     if (tenant) attributes['warden.tenant'] = tenant
+    // GoClaw names its hook spans by its own event names (pre_tool_use, ...).
+    const goclaw = eventInfo(decision.event).aliases.find((a) => a.system === 'goclaw')?.name
+    if (goclaw) attributes['goclaw.event'] = goclaw
     if (step.policy) {
       attributes['warden.policy'] = step.policy.id
       if (step.policy.version !== undefined) attributes['warden.policy.version'] = step.policy.version

@@ -1,11 +1,16 @@
-// Claude Code settings files as a hook source: the `hooks` section of a settings.json
-// becomes Warden command hooks. Events go by their Claude Code names, matchers keep Claude
-// Code's meaning (exact name, `A|B`, a regex, `*` or empty for all), `timeout` is in
-// seconds, and commands run through /bin/sh in the project folder as Claude Code runs them.
+// Claude Code settings files (and plugin `hooks/hooks.json` files) as a hook source: the
+// `hooks` section becomes Warden command hooks. Events go by their Claude Code names,
+// matchers keep Claude Code's meaning (exact name, `A|B`, a regex, `*` or empty for all),
+// `if` permission rules gate the hook, `timeout` is in seconds, and commands run through
+// /bin/sh in the project folder with CLAUDE_PROJECT_DIR (and CLAUDE_PLUGIN_ROOT) set, as
+// Claude Code runs them. Plain stdout of the events whose stdout Claude Code adds to the
+// model's context becomes added context.
 
 import { readFile } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
 import { HOOK_DEFAULTS, type HookDefinition, lookupEventName, suggestEventNames } from '../core/index.js'
+import { claudeHttpHandler, HTTP_ENTRY_FIELDS } from './claude-http.js'
+import { permissionRuleToCel } from './claude-rules.js'
 import { emptyReport, isRecord, readHooksSection, type SourceReport } from './hook-files-report.js'
 
 /** Claude Code's own default command timeout, in seconds. */
@@ -15,7 +20,38 @@ export const CLAUDE_DEFAULT_TIMEOUT_SECONDS = 60
 export interface ClaudeSettingsOptions {
   /** Prefix of the hook names (default "claude"); set one per file when loading several. */
   prefix?: string
+  /**
+   * The project folder (CLAUDE_PROJECT_DIR). Default: the parent of `.claude/` for a
+   * settings file, the working directory for a plugin's `hooks/hooks.json`.
+   */
+  projectDir?: string
+  /** Where `allowedEnvVars` of http hooks are read (default the process environment). */
+  env?: NodeJS.ProcessEnv
 }
+
+/** Fields of a hook entry Warden reads (type-specific ones are checked per type). */
+const KNOWN_ENTRY_FIELDS = new Set([
+  'type',
+  'command',
+  'timeout',
+  'if',
+  'statusMessage',
+  'async',
+  'once',
+  'url',
+  'headers',
+  'allowedEnvVars',
+])
+
+/** What a matcher selects on for non-tool events, as Claude Code documents it. */
+const MATCHED_FIELDS: Record<string, string> = {
+  'session.start': 'payload.session.source',
+  'session.end': 'payload.session.reason',
+  'subagent.start': 'payload.subagent.name',
+}
+
+/** Events whose plain (non-JSON) stdout Claude Code adds to the model's context. */
+const STDOUT_CONTEXT_EVENTS = new Set(['session.start', 'user.message'])
 
 const TOOL_EVENTS = new Set(['tool.pre', 'tool.post'])
 
@@ -48,6 +84,14 @@ export function claudeProjectDir(file: string): string {
   return basename(folder) === '.claude' ? dirname(folder) : folder
 }
 
+/** The plugin folder of a plugin's `hooks/hooks.json`, or undefined for a settings file. */
+export function claudePluginRoot(file: string): string | undefined {
+  const path = resolve(file)
+  return basename(path) === 'hooks.json' && basename(dirname(path)) === 'hooks'
+    ? dirname(dirname(path))
+    : undefined
+}
+
 /**
  * Parses the text of a Claude Code settings file (`file` is used for positions and to find
  * the project folder).
@@ -71,7 +115,8 @@ export function parseClaudeSettings(
     warn('"disableAllHooks" is true: the hooks of this file are off')
     return report
   }
-  const projectDir = claudeProjectDir(file)
+  const pluginRoot = claudePluginRoot(file)
+  const projectDir = options.projectDir ?? (pluginRoot ? process.cwd() : claudeProjectDir(file))
   const prefix = options.prefix ?? 'claude'
   for (const [eventName, groups] of Object.entries(read.hooks)) {
     const where = `hooks.${eventName}`
@@ -103,19 +148,31 @@ export function parseClaudeSettings(
         }
         matcher = group.matcher === '*' || group.matcher === '' ? undefined : group.matcher
       }
+      let condition: string | undefined
       if (matcher !== undefined && !TOOL_EVENTS.has(event)) {
-        warn(
-          `${at}.matcher "${matcher}" only applies to tool events in Warden; these hooks run on every ${eventName}`,
-        )
+        const field = MATCHED_FIELDS[event]
+        if (field) condition = `has(${field}) && ${field}.matches(${JSON.stringify(`^(?:${matcher})$`)})`
+        else
+          warn(
+            `${at}.matcher "${matcher}" has no meaning on ${eventName} in Warden; these hooks run on every ${eventName}`,
+          )
         matcher = undefined
       }
+      for (const key of Object.keys(group)) {
+        if (key !== 'matcher' && key !== 'hooks')
+          warn(`${at}: field "${key}" is not one Warden knows; it was ignored`)
+      }
       group.hooks.forEach((entry, h) => {
-        const definition = toDefinition(entry, `${at}.hooks[${h}]`, problem, {
+        const definition = toDefinition(entry, `${at}.hooks[${h}]`, problem, warn, {
           name: `${prefix}:${eventName}:${pad(g + 1)}.${pad(h + 1)}`,
           event: eventName,
+          canonical: event,
           matcher,
+          condition,
           projectDir,
+          pluginRoot,
           file,
+          env: options.env ?? process.env,
         })
         if (definition) report.hooks.push(definition)
       })
@@ -127,30 +184,49 @@ export function parseClaudeSettings(
 interface Placement {
   name: string
   event: string
+  canonical: string
   matcher: string | undefined
+  /** CEL for a matcher on a non-tool event (SessionStart's source, ...). */
+  condition: string | undefined
   projectDir: string
+  pluginRoot: string | undefined
   file: string
+  env: NodeJS.ProcessEnv
 }
 
 function toDefinition(
   entry: unknown,
   at: string,
   problem: (message: string) => void,
+  warn: (message: string) => void,
   place: Placement,
 ): HookDefinition | undefined {
   if (!isRecord(entry)) {
     problem(`${at} must be an object such as {"type": "command", "command": "..."}`)
     return undefined
   }
-  if (entry.type !== 'command') {
+  if (entry.type !== 'command' && entry.type !== 'http') {
     problem(
-      `${at}: hook type ${JSON.stringify(entry.type)} is not supported from Claude Code settings; only "command" hooks load (declare other kinds in warden.yaml)`,
+      `${at}: hook type ${JSON.stringify(entry.type)} is not supported from Claude Code settings; only "command" and "http" hooks load (declare other kinds in warden.yaml)`,
     )
     return undefined
   }
-  if (typeof entry.command !== 'string' || entry.command.trim() === '') {
-    problem(`${at}.command must be a non-empty string`)
-    return undefined
+  let handler: HookDefinition['handler']
+  if (entry.type === 'http') {
+    const http = claudeHttpHandler(entry, place.env)
+    if ('error' in http) {
+      problem(`${at}.${http.error}`)
+      return undefined
+    }
+    handler = http.handler
+  } else {
+    if (typeof entry.command !== 'string' || entry.command.trim() === '') {
+      problem(`${at}.command must be a non-empty string`)
+      return undefined
+    }
+    let command = withProjectDir(entry.command, place.projectDir)
+    if (STDOUT_CONTEXT_EVENTS.has(place.canonical)) command = stdoutAsContext(command)
+    handler = { type: 'command', command: `${exports(place)}${command}`, shell: true, cwd: place.projectDir }
   }
   let seconds = CLAUDE_DEFAULT_TIMEOUT_SECONDS
   if (entry.timeout !== undefined) {
@@ -161,28 +237,93 @@ function toDefinition(
     }
     seconds = entry.timeout
   }
+  const hook = `hook "${place.name}" (${at})`
+  const known = (key: string) =>
+    KNOWN_ENTRY_FIELDS.has(key) &&
+    (entry.type === 'http' ? key !== 'command' : !(HTTP_ENTRY_FIELDS as readonly string[]).includes(key))
+  for (const key of Object.keys(entry)) {
+    if (!known(key)) warn(`${hook}: field "${key}" is not one Warden knows; it was ignored`)
+  }
+  for (const key of ['statusMessage'] as const) {
+    if (entry[key] !== undefined && typeof entry[key] !== 'string') {
+      problem(`${at}.${key} must be a string`)
+      return undefined
+    }
+  }
+  for (const key of ['async', 'once'] as const) {
+    if (entry[key] !== undefined && typeof entry[key] !== 'boolean') {
+      problem(`${at}.${key} must be true or false`)
+      return undefined
+    }
+  }
   const definition: HookDefinition = {
     name: place.name,
     event: place.event,
     timeoutMs: Math.max(1, Math.round(seconds * 1000)),
     source: `claude-settings:${place.file}`,
-    handler: {
-      type: 'command',
-      command: withProjectDir(entry.command, place.projectDir),
-      shell: true,
-      cwd: place.projectDir,
-    },
+    handler,
   }
   if (place.matcher !== undefined) definition.matcher = place.matcher
+  if (place.condition !== undefined) definition.if = place.condition
+  if (entry.if !== undefined) {
+    if (typeof entry.if !== 'string' || entry.if.trim() === '') {
+      problem(`${at}.if must be a permission rule such as "Bash(git commit *)"`)
+      return undefined
+    }
+    if (!TOOL_EVENTS.has(place.canonical)) {
+      warn(`${hook}: "if" only applies to tool events; it was ignored on ${place.event}`)
+    } else {
+      const rule = permissionRuleToCel(entry.if, { projectDir: place.projectDir })
+      if ('error' in rule) {
+        problem(`${at}.if: ${rule.error}`)
+        return undefined
+      }
+      definition.if = rule.cel
+    }
+  }
+  if (entry.async === true) {
+    // Claude Code never lets an async hook hold up or block the call: its failures allow.
+    definition.onError = 'allow'
+    definition.onTimeout = 'allow'
+    warn(
+      `${hook}: "async" hooks run in the background in Claude Code and cannot block; Warden waits for it, and a block it answers still counts (its failures and timeouts allow)`,
+    )
+  }
+  if (entry.once === true)
+    warn(`${hook}: "once" applies to skill hooks only; Warden runs this hook every time`)
   return definition
 }
 
-/** Replaces `$CLAUDE_PROJECT_DIR` / `${CLAUDE_PROJECT_DIR}` with the quoted project folder. */
+/** Shell lines setting the variables Claude Code gives its hook processes. */
+function exports(place: Placement): string {
+  const vars = [`CLAUDE_PROJECT_DIR=${quote(place.projectDir)}`]
+  if (place.pluginRoot) vars.push(`CLAUDE_PLUGIN_ROOT=${quote(place.pluginRoot)}`)
+  return `export ${vars.join(' ')}\n`
+}
+
+/**
+ * Wraps a shell command so plain stdout becomes `{"additionalContext": ...}` (JSON stdout
+ * passes as it is) and the exit code is kept, as Claude Code reads SessionStart and
+ * UserPromptSubmit output.
+ */
+function stdoutAsContext(command: string): string {
+  const script =
+    'let s="";process.stdin.on("data",(d)=>{s+=d}).on("end",()=>{const t=s.trim();' +
+    'process.stdout.write(t===""||t.startsWith("{")?t:JSON.stringify({additionalContext:t}))})'
+  return `__warden_out=$(\n${command}\n)\n__warden_rc=$?\nprintf '%s' "$__warden_out" | ${quote(process.execPath)} -e ${quote(script)}\nexit $__warden_rc`
+}
+
+function quote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`
+}
+
+/**
+ * Replaces a quoted `"$CLAUDE_PROJECT_DIR"` with the quoted project folder (the variable is
+ * also exported, so every other spelling expands in the shell).
+ */
 export function withProjectDir(command: string, projectDir: string): string {
   const quoted = `'${projectDir.replaceAll("'", `'\\''`)}'`
-  return command
-    .replaceAll(/"\$\{?CLAUDE_PROJECT_DIR\}?"/g, quoted)
-    .replaceAll(/\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR\b/g, quoted)
+  return command.replaceAll(/"\$\{?CLAUDE_PROJECT_DIR\}?"/g, quoted)
 }
 
 function pad(n: number): string {

@@ -1,9 +1,17 @@
 // Where hook definitions and settings come from.
 
+export { permissionRuleToCel } from './claude-rules.js'
 export type { ClaudeSettingsOptions } from './claude-settings.js'
-export { claudeProjectDir, loadClaudeSettings, parseClaudeSettings } from './claude-settings.js'
+export {
+  claudePluginRoot,
+  claudeProjectDir,
+  loadClaudeSettings,
+  parseClaudeSettings,
+} from './claude-settings.js'
 export type { WardenConfig } from './config.js'
 export { loadConfig, parseConfig } from './config.js'
+export type { GoclawSink } from './goclaw.js'
+export { goclawDefinition, loadGoclawHooks, parseGoclawHooks } from './goclaw.js'
 export type { HookFileResult } from './hook-files.js'
 export {
   checkHookFile,

@@ -2,6 +2,8 @@
 // mirror (the engine consults it on the hot path), trips and resets are written through
 // asynchronously, the mirror is loaded at start and refreshed whenever any instance
 // changes a breaker. A tripped hook therefore stays off across restarts and everywhere.
+// With `disableOnTrip` (GoClaw's breaker), a trip also switches the stored hook off
+// (`enabled = false`, as hooks.list shows it) until hooks.toggle turns it back on.
 
 import {
   type BreakerOptions,
@@ -18,6 +20,13 @@ export interface StoreBreakerOptions {
   breaker?: Partial<BreakerOptions>
   /** Told when a write or a refresh fails (the mirror stays as it is). */
   onError?: (error: Error) => void
+  /**
+   * Also set the tripped hook's stored `enabled` to false (GoClaw's breaker). Only hooks
+   * kept in the store are switched off; file hooks keep the breaker alone.
+   */
+  disableOnTrip?: boolean
+  /** Told once per trip, after the stored hook was switched off. */
+  onDisabled?: (trip: BreakerTrip) => void
 }
 
 /** Breaker state backed by a store. */
@@ -47,6 +56,12 @@ export class StoreBreakerState implements BreakerState {
     this.counter.reset(hookId)
     this.trips.set(hookId, trip)
     this.persist(hookId, 'open', () => this.store.saveBreaker(trip))
+    if (this.options.disableOnTrip) {
+      this.persist(hookId, 'open', async () => {
+        const stored = await this.store.setHookEnabled(hookId, false)
+        if (stored) this.options.onDisabled?.(trip)
+      })
+    }
     return trip
   }
 

@@ -54,7 +54,9 @@ describe('Claude Code settings', () => {
       ['claude:UserPromptSubmit:01.01', 'UserPromptSubmit', undefined, 60_000],
     ])
     expect(report.hooks[0]?.handler).toMatchObject({ type: 'command', shell: true, cwd: project })
-    expect(report.hooks[0]?.handler.command).toBe(`'${project}'/.claude/hooks/no-rm.sh`)
+    expect(report.hooks[0]?.handler.command).toBe(
+      `export CLAUDE_PROJECT_DIR='${project}'\n'${project}'/.claude/hooks/no-rm.sh`,
+    )
   })
 
   it('runs the commands as Claude Code would: exact names, A|B lists, regexes, all', async () => {
@@ -95,6 +97,7 @@ describe('Claude Code settings', () => {
           Notification: [{ hooks: [{ type: 'command', command: 'notify-send hi' }] }],
           PreToolUze: [],
           SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: 'true' }] }],
+          Stop: [{ matcher: 'x', hooks: [{ type: 'command', command: 'true' }] }],
         },
       }),
       '/p/.claude/settings.json',
@@ -109,9 +112,13 @@ describe('Claude Code settings', () => {
       expect.stringMatching(
         /"PreToolUze" is not a Claude Code event Warden knows; did you mean "PreToolUse"/,
       ),
-      expect.stringMatching(/matcher "startup" only applies to tool events/),
+      expect.stringMatching(/matcher "x" has no meaning on Stop in Warden/),
     ])
-    expect(report.hooks.map((h) => h.name)).toEqual(['claude:SessionStart:01.01'])
+    expect(report.hooks.map((h) => h.name)).toEqual(['claude:SessionStart:01.01', 'claude:Stop:01.01'])
+    // A SessionStart matcher selects on the session's source, as in Claude Code.
+    expect(report.hooks[0]?.if).toBe(
+      'has(payload.session.source) && payload.session.source.matches("^(?:startup)$")',
+    )
   })
 
   it('says so for bad JSON, a missing hooks section and disableAllHooks', () => {
@@ -120,5 +127,55 @@ describe('Claude Code settings', () => {
     const off = parseClaudeSettings(JSON.stringify({ ...settings, disableAllHooks: true }), 'f.json')
     expect(off.hooks).toEqual([])
     expect(off.warnings[0]?.message).toMatch(/disableAllHooks/)
+  })
+
+  it('loads http hooks with environment variables filled in as secret headers', () => {
+    const report = parseClaudeSettings(
+      JSON.stringify({
+        hooks: {
+          PostToolUse: [
+            {
+              hooks: [
+                {
+                  type: 'http',
+                  url: 'https://hooks.example.com/post',
+                  headers: { Authorization: 'Bearer $MY_TOKEN', 'X-Other': 'id=$OTHER', 'X-Team': 'core' },
+                  allowedEnvVars: ['MY_TOKEN'],
+                  timeout: 10,
+                },
+              ],
+            },
+          ],
+        },
+      }),
+      '/p/.claude/settings.json',
+      { env: { MY_TOKEN: 'abc123', OTHER: 'leak' } },
+    )
+    expect(report.problems).toEqual([])
+    expect(report.warnings).toEqual([])
+    expect(report.hooks[0]).toMatchObject({
+      event: 'PostToolUse',
+      timeoutMs: 10_000,
+      handler: {
+        type: 'http',
+        url: 'https://hooks.example.com/post',
+        headers: { 'X-Team': 'core' },
+        secretHeaders: { Authorization: 'Bearer abc123', 'X-Other': 'id=' },
+      },
+    })
+  })
+
+  it('warns about fields it does not know, naming the hook, and still loads it', () => {
+    const report = parseClaudeSettings(
+      JSON.stringify({
+        hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true', retries: 2, async: true }] }] },
+      }),
+      '/p/.claude/settings.json',
+    )
+    expect(report.warnings.map((w) => w.message)).toEqual([
+      'hook "claude:Stop:01.01" (hooks.Stop[0].hooks[0]): field "retries" is not one Warden knows; it was ignored',
+      expect.stringMatching(/^hook "claude:Stop:01.01" .*"async" hooks run in the background/),
+    ])
+    expect(report.hooks[0]).toMatchObject({ onError: 'allow', onTimeout: 'allow' })
   })
 })
