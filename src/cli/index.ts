@@ -25,6 +25,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'MCP gateway: check every message between an MCP client and server',
     load: () => import('./mcp.js'),
   },
+  a2a: {
+    summary: 'A2A gateway: check every request, answer and streamed event between A2A agents',
+    load: () => import('./a2a.js'),
+  },
   starlark: {
     summary: 'run Starlark test files with the assert module; exit 0 only when all pass',
     load: () => import('./starlark.js'),
@@ -48,6 +52,14 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   approvals: {
     summary: 'held asks: list, approve or reject them from the terminal',
     load: () => import('./approvals.js'),
+  },
+  acs: {
+    summary: 'ACS v0.1 Guardian on stdin/stdout (--stdio, Content-Length framing)',
+    load: () => import('./acs.js'),
+  },
+  audit: {
+    summary: 'audit verify --session ID: prove an ACS session record was not altered',
+    load: () => import('./audit-verify.js'),
   },
 }
 

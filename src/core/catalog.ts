@@ -25,6 +25,11 @@ export const CANONICAL_EVENTS = [
   'a2a.pushConfig.get',
   'a2a.pushConfig.set',
   'a2a.resubscribe',
+  'a2a.list',
+  'a2a.pushConfig.list',
+  'a2a.pushConfig.delete',
+  'a2a.card',
+  'a2a.response',
   'model.pre',
   'model.post',
   'subagent.start',
@@ -33,6 +38,13 @@ export const CANONICAL_EVENTS = [
   'session.start',
   'session.end',
   'error',
+  'turn.begin',
+  'turn.finish',
+  'compact.pre',
+  'compact.post',
+  'skill.register',
+  'skill.load',
+  'skill.unload',
 ] as const
 
 /** A canonical event name from the catalog. */
@@ -52,7 +64,7 @@ export interface EventInfo {
   claudeName?: string
 }
 
-export type AliasSystem = 'aos' | 'claude' | 'goclaw' | 'loom' | 'harness'
+export type AliasSystem = 'aos' | 'claude' | 'goclaw' | 'loom' | 'harness' | 'acs'
 
 interface CatalogRow {
   blocking: boolean
@@ -61,6 +73,7 @@ interface CatalogRow {
   goclaw?: string
   loom?: string[]
   harness?: string[]
+  acs?: string[]
 }
 
 const ROWS: Record<CatalogEventName, CatalogRow> = {
@@ -101,6 +114,11 @@ const ROWS: Record<CatalogEventName, CatalogRow> = {
   'a2a.pushConfig.get': { blocking: true, aos: ['tasks/pushNotificationConfig/get'] },
   'a2a.pushConfig.set': { blocking: true, aos: ['tasks/pushNotificationConfig/set'] },
   'a2a.resubscribe': { blocking: true, aos: ['tasks/resubscribe'] },
+  'a2a.list': { blocking: true, aos: ['tasks/list'] },
+  'a2a.pushConfig.list': { blocking: true, aos: ['tasks/pushNotificationConfig/list'] },
+  'a2a.pushConfig.delete': { blocking: true, aos: ['tasks/pushNotificationConfig/delete'] },
+  'a2a.card': { blocking: true },
+  'a2a.response': { blocking: true },
   'model.pre': { blocking: true, loom: ['model.pre'], harness: ['completion.pre'] },
   'model.post': { blocking: false, loom: ['model.post'], harness: ['completion.post'] },
   'subagent.start': {
@@ -113,7 +131,7 @@ const ROWS: Record<CatalogEventName, CatalogRow> = {
     blocking: false,
     claude: 'SubagentStop',
     goclaw: 'subagent_stop',
-    harness: ['delegation.post'],
+    harness: ['delegation.post', 'delegation.post_verify'],
   },
   'agent.stop': { blocking: true, claude: 'Stop', goclaw: 'stop', harness: ['agent.stop'] },
   'session.start': {
@@ -124,6 +142,15 @@ const ROWS: Record<CatalogEventName, CatalogRow> = {
   },
   'session.end': { blocking: false, claude: 'SessionEnd', goclaw: 'session_end', loom: ['session.end'] },
   error: { blocking: false, claude: 'StopFailure', loom: ['error'] },
+  // ACS turn boundaries. AI Harness already spells `turn.start`/`turn.end` for the user's
+  // message and the agent's answer (aliases above), so these take other canonical names.
+  'turn.begin': { blocking: true, acs: ['steps/turnStart'] },
+  'turn.finish': { blocking: false, acs: ['steps/turnEnd'] },
+  'compact.pre': { blocking: true, acs: ['steps/preCompact'] },
+  'compact.post': { blocking: true, acs: ['steps/postCompact'] },
+  'skill.register': { blocking: true, acs: ['steps/skillRegister'] },
+  'skill.load': { blocking: true, acs: ['steps/skillLoad'] },
+  'skill.unload': { blocking: false, acs: ['steps/skillUnload'] },
 }
 
 function buildCatalog(): { infos: Map<CatalogEventName, EventInfo>; lookup: Map<string, CatalogEventName> } {
@@ -137,6 +164,7 @@ function buildCatalog(): { infos: Map<CatalogEventName, EventInfo>; lookup: Map<
     if (row.goclaw) aliases.push({ system: 'goclaw', name: row.goclaw })
     for (const a of row.loom ?? []) aliases.push({ system: 'loom', name: a })
     for (const a of row.harness ?? []) aliases.push({ system: 'harness', name: a })
+    for (const a of row.acs ?? []) aliases.push({ system: 'acs', name: a })
     const info: EventInfo = { name, blocking: row.blocking, aliases }
     if (row.claude) info.claudeName = row.claude
     infos.set(name, info)

@@ -82,6 +82,24 @@ const approvalsSchema = z
   })
   .strict()
 
+/** `a2a:`: limits of `warden a2a` (body, event and buffer sizes, stream duration, upstream wait). */
+const a2aSchema = z
+  .object({
+    maxBodyBytes: z.number().int().positive().optional(),
+    maxEventBytes: z.number().int().positive().optional(),
+    maxStreamMs: z.number().int().positive().optional(),
+    upstreamTimeoutMs: z.number().int().positive().optional(),
+    cardTtlMs: z.number().int().min(0).optional(),
+    stream: z
+      .object({
+        buffer: z.enum(['event', 'artifact'], { error: 'must be "event" or "artifact"' }).optional(),
+        maxBufferBytes: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+
 const configSchema = z
   .object({
     hooks: z
@@ -112,6 +130,9 @@ const configSchema = z
     management: managementSchema.optional(),
     approvals: approvalsSchema.optional(),
     tools: z.record(z.string(), z.unknown()).optional(),
+    a2a: a2aSchema.optional(),
+    // Checked in full by the ACS endpoint's own schema (`acsSettingsSchema`).
+    acs: z.record(z.string(), z.unknown(), { error: 'must be a mapping of ACS settings' }).optional(),
     judge: judgeSettingsSchema.optional(),
     db: z.string({ error: 'must be a postgres:// URL or a SQLite file path' }).optional(),
     scripts: z

@@ -11,6 +11,13 @@ export { createManagementPlane } from './plane.js'
 export type { ApiErrorCode } from './protocol.js'
 export { ApiError } from './protocol.js'
 export type { CreatedToken, Principal } from './tokens.js'
-export { createAccessToken, principalOf, TOKEN_ROLES, TokenAuthority, tokenIdOf } from './tokens.js'
+export {
+  createAccessToken,
+  principalOf,
+  TOKEN_ROLES,
+  TokenAuthority,
+  tokenFromRequest,
+  tokenIdOf,
+} from './tokens.js'
 export { MASK, maskConfig, specDefinition } from './views.js'
 export { CLOSE_REVOKED } from './ws.js'

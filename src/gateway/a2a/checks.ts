@@ -1,0 +1,127 @@
+// The checks of the A2A gateway: a request is its operation's event (`a2a.send`, ...)
+// before it leaves, with push-notification URLs under the SSRF policy; every answer and
+// streamed event is `a2a.response` before it is passed on; the agent card is `a2a.card`.
+// Each check answers what to forward (as modified) or the refusal to send instead.
+
+import type { Decision, Engine, EventContext, EventName, Json, JsonObject } from '../../core/index.js'
+import type { A2aMethodInfo } from './methods.js'
+import {
+  type Caller,
+  callContext,
+  isObject,
+  modifiedPayload,
+  type ResponseKind,
+  requestPayload,
+  responseKind,
+  responsePayload,
+  sameKind,
+  type Target,
+} from './payload.js'
+import type { PushUrlPolicy } from './push-policy.js'
+import { denial, type Refusal, refusedBy } from './wire.js'
+
+/** What the checks need. */
+export interface A2aChecksOptions {
+  engine: Engine
+  /** Added to every event's context (agent, tenant). */
+  context?: EventContext
+  pushPolicy: PushUrlPolicy
+  log?: (line: string) => void
+}
+
+/** A checked request: forward these params, or answer the refusal. */
+export type RequestCheck =
+  | { ok: true; params: JsonObject; context: EventContext }
+  | { ok: false; refusal: Refusal }
+
+/** A checked answer or event: forward this value, or answer the refusal. */
+export type ResponseCheck = { ok: true; value: Json } | { ok: false; refusal: Refusal }
+
+const RESPONSE_EVENT: EventName = 'a2a.response'
+const CARD_EVENT: EventName = 'a2a.card'
+
+/** The checks of one gateway. */
+export class A2aChecks {
+  private readonly log: (line: string) => void
+
+  constructor(private readonly options: A2aChecksOptions) {
+    this.log = options.log ?? (() => undefined)
+  }
+
+  /** Checks a request before it leaves for the upstream. */
+  async request(
+    info: A2aMethodInfo,
+    method: string,
+    params: JsonObject,
+    caller: Caller,
+    target: Target,
+    requestId: string,
+  ): Promise<RequestCheck> {
+    const context = callContext(this.options.context ?? {}, caller, target, params, requestId)
+    let current = params
+    if (info.operation !== 'extendedCard') {
+      const decision = await this.dispatch(
+        info.event,
+        requestPayload(method, params, caller, target),
+        context,
+      )
+      if (decision.decision === 'deny') return { ok: false, refusal: this.denied(method, decision) }
+      if (decision.decision === 'modify') {
+        const modified = modifiedPayload(decision)
+        if (!modified.ok) return { ok: false, refusal: refusedBy(modified.error) }
+        current = modified.payload
+      }
+    }
+    if (info.operation === 'pushConfig.set' || info.operation === 'send' || info.operation === 'stream') {
+      const refusal = await this.options.pushPolicy.refusal(current)
+      if (refusal) {
+        this.log(`denied ${method}: ${refusal}`)
+        return { ok: false, refusal: refusedBy(refusal) }
+      }
+    }
+    return { ok: true, params: current, context }
+  }
+
+  /** Checks an answer or one streamed event as `a2a.response`. */
+  async response(method: string, value: Json, context: EventContext, target: Target): Promise<ResponseCheck> {
+    const kind: ResponseKind = responseKind(value).kind
+    const decision = await this.dispatch(
+      RESPONSE_EVENT,
+      responsePayload(method, kind, value, target),
+      context,
+    )
+    if (decision.decision === 'deny')
+      return { ok: false, refusal: this.denied(`the answer to ${method}`, decision) }
+    if (decision.decision !== 'modify') return { ok: true, value }
+    const modified = modifiedPayload(decision)
+    if (!modified.ok) return { ok: false, refusal: refusedBy(modified.error) }
+    if (!sameKind(value, modified.payload)) {
+      return { ok: false, refusal: refusedBy(`a modify may not turn a ${kind} into another kind of answer`) }
+    }
+    return { ok: true, value: modified.payload }
+  }
+
+  /** Checks the agent card given to a client (hooks may hide or rewrite skills). */
+  async card(card: JsonObject, context: EventContext, target: Target): Promise<ResponseCheck> {
+    const payload: JsonObject = {
+      a2a: { method: 'agentCard', card, to: { agent: { name: target.name, url: target.url } } },
+    }
+    const decision = await this.dispatch(CARD_EVENT, payload, context)
+    if (decision.decision === 'deny') return { ok: false, refusal: this.denied('the agent card', decision) }
+    if (decision.decision !== 'modify') return { ok: true, value: card }
+    const a2a = decision.payload?.a2a
+    if (!isObject(a2a) || !isObject(a2a.card)) {
+      return { ok: false, refusal: refusedBy('the modified payload has no a2a.card object to serve') }
+    }
+    return { ok: true, value: a2a.card }
+  }
+
+  private dispatch(event: EventName, payload: JsonObject, context: EventContext): Promise<Decision> {
+    return this.options.engine.dispatch({ event, payload, context })
+  }
+
+  private denied(what: string, decision: Decision): Refusal {
+    this.log(`denied ${what}: ${decision.reason}`)
+    return denial(decision, what)
+  }
+}

@@ -1,0 +1,35 @@
+// The A2A gateway: Warden between two A2A agents, over JSON-RPC and HTTP+JSON, with
+// every request, answer and streamed event checked by the hooks.
+
+export {
+  CARD_PATHS,
+  type CardInterface,
+  CardSource,
+  readCard,
+  rewriteCard,
+  type UpstreamCard,
+} from './card.js'
+export { A2aChecks, type A2aChecksOptions } from './checks.js'
+export { A2A_DEFAULTS, type A2aLimits, a2aLimits, a2aSettingsSchema, type StreamBuffer } from './limits.js'
+export {
+  A2A_JSONRPC_METHODS,
+  type A2aMethodInfo,
+  type A2aOperation,
+  methodInfo,
+  OPERATION_EVENTS,
+} from './methods.js'
+export {
+  type Caller,
+  type ResponseKind,
+  requestPayload,
+  responseKind,
+  responsePayload,
+  type Target,
+} from './payload.js'
+export { PushUrlPolicy, pushUrls } from './push-policy.js'
+export { restRoute } from './rest.js'
+export { type A2aGateway, type A2aGatewayOptions, startA2aGateway } from './server.js'
+export { type SseEvent, SseParser, SseTooLargeError } from './sse.js'
+export { joinText } from './stream.js'
+export { Upstream, UpstreamError } from './upstream.js'
+export { A2A_DENIED_CODE, A2A_UPSTREAM_ERROR_CODE, restError, rpcError } from './wire.js'

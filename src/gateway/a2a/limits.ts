@@ -1,0 +1,81 @@
+// The bounds of the A2A gateway (`a2a:` in warden.yaml): request body size, streamed event
+// size, stream duration, upstream wait, and how streamed artifacts are checked (each event
+// on its own, or a whole artifact at once with `stream.buffer: artifact`).
+
+import { z } from 'zod'
+import { formatZodError, WardenError } from '../../core/index.js'
+
+/** How streamed artifact chunks are checked. */
+export type StreamBuffer = 'event' | 'artifact'
+
+/** The gateway's limits; every one has a default. */
+export interface A2aLimits {
+  /** Largest request body accepted, in bytes. Default 4 MiB. */
+  maxBodyBytes: number
+  /** Largest single streamed event or upstream answer, in bytes. Default 4 MiB. */
+  maxEventBytes: number
+  /** Longest a stream may stay open, in ms. Default 10 minutes. */
+  maxStreamMs: number
+  /** Longest wait for the upstream's answer (or its first streamed byte), in ms. Default 30 s. */
+  upstreamTimeoutMs: number
+  /** `event`: every streamed event is checked as it comes; `artifact`: artifact chunks are held and checked as one. */
+  buffer: StreamBuffer
+  /** Most bytes of one artifact held while buffering, in bytes. Default 4 MiB. */
+  maxBufferBytes: number
+  /** How long the upstream's agent card is reused before it is fetched again, in ms. Default 30 s. */
+  cardTtlMs: number
+}
+
+export const A2A_DEFAULTS: A2aLimits = {
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxEventBytes: 4 * 1024 * 1024,
+  maxStreamMs: 600_000,
+  upstreamTimeoutMs: 30_000,
+  buffer: 'event',
+  maxBufferBytes: 4 * 1024 * 1024,
+  cardTtlMs: 30_000,
+}
+
+const bytes = z
+  .number({ error: 'must be a number of bytes' })
+  .int()
+  .positive()
+  .max(256 * 1024 * 1024)
+const millis = z.number({ error: 'must be a number of milliseconds' }).int().positive().max(86_400_000)
+
+/** Schema of the `a2a:` section. */
+export const a2aSettingsSchema = z
+  .object({
+    maxBodyBytes: bytes.optional(),
+    maxEventBytes: bytes.optional(),
+    maxStreamMs: millis.optional(),
+    upstreamTimeoutMs: millis.optional(),
+    cardTtlMs: z.number().int().min(0).max(86_400_000).optional(),
+    stream: z
+      .object({
+        buffer: z.enum(['event', 'artifact'], { error: 'must be "event" or "artifact"' }).optional(),
+        maxBufferBytes: bytes.optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+
+/**
+ * The limits an `a2a:` section sets, over the defaults.
+ * @throws WardenError `invalid-config` naming the field.
+ */
+export function a2aLimits(section: unknown, overrides: Partial<A2aLimits> = {}): A2aLimits {
+  const parsed = a2aSettingsSchema.safeParse(section ?? {})
+  if (!parsed.success) throw new WardenError('invalid-config', formatZodError(parsed.error, 'a2a'))
+  const s = parsed.data
+  const limits: A2aLimits = { ...A2A_DEFAULTS }
+  if (s.maxBodyBytes) limits.maxBodyBytes = s.maxBodyBytes
+  if (s.maxEventBytes) limits.maxEventBytes = s.maxEventBytes
+  if (s.maxStreamMs) limits.maxStreamMs = s.maxStreamMs
+  if (s.upstreamTimeoutMs) limits.upstreamTimeoutMs = s.upstreamTimeoutMs
+  if (s.cardTtlMs !== undefined) limits.cardTtlMs = s.cardTtlMs
+  if (s.stream?.buffer) limits.buffer = s.stream.buffer
+  if (s.stream?.maxBufferBytes) limits.maxBufferBytes = s.stream.maxBufferBytes
+  return { ...limits, ...overrides }
+}

@@ -1,0 +1,110 @@
+// Push-notification URLs under the SSRF policy. A caller that sets a push-notification
+// config makes the upstream agent post to that URL later; the gateway checks it before
+// the config leaves: http(s) only, no credentials in the URL, and neither the address nor
+// any address the host resolves to may be special-purpose (loopback, private, link-local,
+// the cloud metadata service...) unless `network.allow` lists it.
+
+import type { JsonObject } from '../../core/index.js'
+import {
+  type AllowList,
+  blockedCategory,
+  checkUrl,
+  compileAllowList,
+  formatIp,
+  inRange,
+  parseIp,
+  type Resolver,
+  redactUrl,
+  systemResolver,
+  unmapIpv4,
+} from '../../net/index.js'
+import { isObject } from './payload.js'
+
+/** Checks push-notification URLs. */
+export class PushUrlPolicy {
+  private readonly allow: AllowList
+
+  constructor(
+    allow: readonly string[] = [],
+    private readonly resolver: Resolver = systemResolver,
+  ) {
+    this.allow = compileAllowList(allow)
+  }
+
+  /**
+   * Checks every push-notification URL a request carries.
+   * @returns why one is refused, or undefined when all may be forwarded.
+   */
+  async refusal(params: JsonObject): Promise<string | undefined> {
+    for (const url of pushUrls(params)) {
+      const problem = await this.check(url)
+      if (problem) return `push-notification URL refused: ${problem}`
+    }
+    return undefined
+  }
+
+  private async check(text: string): Promise<string | undefined> {
+    let url: URL
+    try {
+      url = checkUrl(text)
+    } catch (error) {
+      return (error as Error).message
+    }
+    const host = url.hostname
+      .replace(/^\[|\]$/g, '')
+      .toLowerCase()
+      .replace(/\.$/, '')
+    if (this.hostAllowed(host)) return undefined
+    const literal = parseIp(host)
+    if (literal) return this.addressProblem(redactUrl(url.href), literal)
+    if (host === 'localhost' || host.endsWith('.localhost')) {
+      return `${redactUrl(url.href)} names a loopback host; to allow it, add "${host}" to network.allow in warden.yaml`
+    }
+    let answers: { address: string }[]
+    try {
+      answers = await this.resolver(host)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      return `could not resolve ${host}: ${code ?? (error as Error).message}`
+    }
+    if (answers.length === 0) return `${host} did not resolve to any address`
+    for (const answer of answers) {
+      const address = parseIp(answer.address)
+      if (!address) return `${host} resolved to "${answer.address}", which is not an IP address`
+      const problem = this.addressProblem(`${redactUrl(url.href)} (${host} resolves to it)`, address)
+      if (problem) return problem
+    }
+    return undefined
+  }
+
+  private hostAllowed(host: string): boolean {
+    return this.allow.hosts.has(host) || this.allow.suffixes.some((suffix) => host.endsWith(suffix))
+  }
+
+  private addressProblem(
+    where: string,
+    address: NonNullable<ReturnType<typeof parseIp>>,
+  ): string | undefined {
+    const plain = unmapIpv4(address)
+    if (this.allow.ranges.some((range) => inRange(address, range) || inRange(plain, range))) return undefined
+    const category = blockedCategory(address)
+    if (!category) return undefined
+    return `${where} is a ${category} address (${formatIp(plain)}); to allow it, add it to network.allow in warden.yaml`
+  }
+}
+
+/** Every push-notification URL in a request's params (config methods and send's configuration). */
+export function pushUrls(params: JsonObject): string[] {
+  const urls: string[] = []
+  const take = (value: unknown) => {
+    if (isObject(value) && typeof value.url === 'string') urls.push(value.url)
+  }
+  take(params)
+  take(params.pushNotificationConfig)
+  const configuration = params.configuration
+  if (isObject(configuration)) {
+    take(configuration.taskPushNotificationConfig)
+    take(configuration.pushNotificationConfig)
+  }
+  return urls
+}

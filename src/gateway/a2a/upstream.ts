@@ -1,0 +1,153 @@
+// The gateway's connection to the upstream agent: one keep-alive undici agent, requests
+// bounded in time and size, and streams handed over unread so their events can be checked
+// one by one. The upstream is the one the operator named (`--upstream`), so it is reached
+// directly; URLs from callers (push notifications) go through the SSRF policy instead.
+
+import type { Readable } from 'node:stream'
+import { Agent, type Dispatcher } from 'undici'
+import { redactUrl } from '../../net/index.js'
+
+/** Why the upstream could not be used. */
+export type UpstreamErrorKind = 'unreachable' | 'timeout' | 'too-large' | 'garbage' | 'aborted'
+
+/** A failure talking to the upstream, with what happened in its message. */
+export class UpstreamError extends Error {
+  override readonly name = 'UpstreamError'
+  constructor(
+    readonly kind: UpstreamErrorKind,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** One request to the upstream. */
+export interface UpstreamRequest {
+  url: URL
+  method: 'GET' | 'POST' | 'DELETE'
+  headers?: Record<string, string>
+  body?: string
+  signal?: AbortSignal
+}
+
+/** A response whose body is read (bounded). */
+export interface UpstreamAnswer {
+  status: number
+  contentType: string
+  text: string
+}
+
+/** A response whose body is still streaming. */
+export interface UpstreamStream {
+  status: number
+  contentType: string
+  body: Readable
+}
+
+/** The upstream connection of one gateway. */
+export class Upstream {
+  private readonly agent: Agent
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly maxBytes: number,
+  ) {
+    this.agent = new Agent({
+      keepAliveTimeout: 10_000,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      connect: { timeout: timeoutMs },
+    })
+  }
+
+  /**
+   * Sends a request and reads the whole answer.
+   * @throws UpstreamError naming the cause.
+   */
+  async call(request: UpstreamRequest): Promise<UpstreamAnswer> {
+    const answer = await this.send(request, this.timeoutMs)
+    const text = await readBounded(answer.body, this.maxBytes, request.url)
+    return { status: answer.statusCode, contentType: contentType(answer), text }
+  }
+
+  /**
+   * Sends a request whose answer may stream; the body is left to the caller, who must
+   * consume or destroy it. The stream is not bounded in time here (the caller bounds it).
+   * @throws UpstreamError naming the cause.
+   */
+  async open(request: UpstreamRequest): Promise<UpstreamStream> {
+    const answer = await this.send(request, 0)
+    return { status: answer.statusCode, contentType: contentType(answer), body: answer.body }
+  }
+
+  /** Closes the connections. */
+  async close(): Promise<void> {
+    await this.agent.destroy().catch(() => undefined)
+  }
+
+  private async send(request: UpstreamRequest, bodyTimeout: number): Promise<Dispatcher.ResponseData> {
+    try {
+      return await this.agent.request({
+        origin: request.url.origin,
+        path: `${request.url.pathname}${request.url.search}`,
+        method: request.method,
+        headers: request.headers ?? {},
+        body: request.body ?? null,
+        signal: request.signal ?? null,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout,
+      })
+    } catch (error) {
+      throw translate(error, request.url, this.timeoutMs, request.signal)
+    }
+  }
+}
+
+function contentType(answer: Dispatcher.ResponseData): string {
+  const value = answer.headers['content-type']
+  return (Array.isArray(value) ? value[0] : value) ?? ''
+}
+
+async function readBounded(body: Readable, max: number, url: URL): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length
+      if (size > max) {
+        body.destroy()
+        throw new UpstreamError(
+          'too-large',
+          `the upstream agent at ${redactUrl(url.href)} answered more than ${max} bytes (a2a.maxEventBytes)`,
+        )
+      }
+      chunks.push(chunk as Buffer)
+    }
+  } catch (error) {
+    if (error instanceof UpstreamError) throw error
+    throw translate(error, url, 0, undefined)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** Turns what undici threw into an UpstreamError that says what happened. */
+export function translate(
+  error: unknown,
+  url: URL,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): UpstreamError {
+  if (error instanceof UpstreamError) return error
+  const where = redactUrl(url.href)
+  if (signal?.aborted) return new UpstreamError('aborted', `the request to ${where} was abandoned`)
+  const code = (error as { code?: string }).code ?? ''
+  if (/TIMEOUT/.test(code)) {
+    return new UpstreamError(
+      'timeout',
+      `the upstream agent at ${where} did not answer within ${timeoutMs} ms`,
+    )
+  }
+  const cause = (error as { cause?: { code?: string } }).cause?.code
+  const detail = cause ?? (code && code !== 'UND_ERR_SOCKET' ? code : (error as Error).message)
+  return new UpstreamError('unreachable', `could not reach the upstream agent at ${where}: ${detail}`)
+}
