@@ -10,6 +10,7 @@ import type { BreakerOptions, DecisionRecord, Engine, Recorder } from '../core/i
 import { activeTraceId, createMetrics, type Logger, type WardenMetrics } from '../observability/index.js'
 import { createSecretBox, DEFAULT_KEY_FILE } from '../secrets/index.js'
 import {
+  DEFAULT_SQLITE_PATH,
   type HookSync,
   openStore,
   openStoreBreakerState,
@@ -44,6 +45,11 @@ export interface PersistenceOptions {
 /** An open persistence layer. */
 export interface Persistence {
   store: Store
+  /**
+   * Where the store is, for modules that open their own connection to it: the PostgreSQL URL
+   * (with its credentials) or the SQLite file's absolute path; undefined for `:memory:`.
+   */
+  location: string | undefined
   writer: AuditWriter
   breaker: StoreBreakerState
   metrics: WardenMetrics
@@ -110,6 +116,7 @@ export async function openPersistence(options: PersistenceOptions = {}): Promise
   const syncs: HookSync[] = []
   return {
     store,
+    location: connectableLocation(location, options.cwd),
     writer,
     breaker,
     metrics,
@@ -131,6 +138,13 @@ export async function openPersistence(options: PersistenceOptions = {}): Promise
       }
     },
   }
+}
+
+function connectableLocation(location: string | undefined, cwd: string | undefined): string | undefined {
+  const where = location ?? DEFAULT_SQLITE_PATH
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(where)) return where
+  const file = where.replace(/^sqlite:/i, '')
+  return file === ':memory:' ? undefined : resolve(cwd ?? process.cwd(), file)
 }
 
 /**

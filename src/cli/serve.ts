@@ -7,11 +7,18 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { openPersistence, type Persistence } from '../audit/index.js'
+import { openPersistence, type Persistence, secretBoxFrom } from '../audit/index.js'
 import { DEFAULT_LIMITS, type HookDefinition } from '../core/index.js'
 import type { TokenLedger } from '../handlers/index.js'
 import { BudgetWatch, createLogger, metricsPlugin, traceEngine } from '../observability/index.js'
-import { createServer, installShutdown, LISTEN_DEFAULTS, listen, uiPlugin } from '../server/index.js'
+import {
+  acsServerOptions,
+  createServer,
+  installShutdown,
+  LISTEN_DEFAULTS,
+  listen,
+  uiPlugin,
+} from '../server/index.js'
 import {
   attachHookDir,
   buildEngine,
@@ -180,6 +187,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       tokenLedger: storeTokenLedger(persistence),
     })
     await persistence.attach(engine)
+    persistence.metrics.watchHooks(engine)
     for (const dir of where(parsed.values.hooks)) {
       const attached = await attachHookDir(engine, dir, {
         onReport: ({ change, refused }) => {
@@ -217,8 +225,26 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.stderr(`warden serve: ${(error as Error).message}\n`)
     return 1
   }
+  let acs: ReturnType<typeof acsServerOptions>
+  try {
+    const rawAcs = config?.raw.acs
+    const sealed = JSON.stringify(rawAcs ?? {}).includes('wsec:v1:')
+    acs = acsServerOptions(
+      rawAcs,
+      sealed ? secretBoxFrom(io.env, io.cwd) : undefined,
+      persistence.location,
+      io.env,
+    )
+  } catch (error) {
+    await plane?.close().catch(() => undefined)
+    await engine.close().catch(() => undefined)
+    await persistence.close().catch(() => undefined)
+    io.stderr(`warden serve: ${(error as Error).message}\n`)
+    return 1
+  }
   const app = await createServer({
     engine,
+    acs,
     ...(section.bodyLimitBytes ? { bodyLimitBytes: section.bodyLimitBytes } : {}),
     ...(section.maxBatch ? { maxBatch: section.maxBatch } : {}),
     ...(section.maxDepth ? { maxDepth: section.maxDepth } : {}),
@@ -259,7 +285,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         io.stderr(`warden serve: ${signal}: finishing requests in flight, then exiting\n`),
       exit(code) {
         for (const watcher of watchers) watcher.close()
-        const closed = plane ? plane.close().catch(() => undefined) : Promise.resolve()
+        const closed = Promise.all([
+          plane?.close().catch(() => undefined),
+          acs.ledger?.close().catch(() => undefined),
+        ])
         closed
           .then(() => persistence.close())
           .then(

@@ -6,6 +6,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Engine } from '../core/index.js'
 import { AOS_DEFAULTS, createAosService, errorResponse, RPC_ERRORS, rpcError } from '../protocols/index.js'
+import { type AcsRouteOptions, mountAcs } from './acs.js'
 
 /** Something that adds routes to the app (e.g. `/metrics`, `/ws`). */
 export type ServerPlugin = (app: FastifyInstance) => void | Promise<void>
@@ -21,6 +22,8 @@ export interface ServerOptions {
   maxDepth?: number
   /** Reported by `ping` and `/healthz`. */
   version?: string
+  /** `POST /acs` settings (signing keys, ledger); the route is always mounted. */
+  acs?: Pick<AcsRouteOptions, 'settings' | 'ledger'>
   /** Routes other parts of Warden add. */
   plugins?: ServerPlugin[]
   /** Fastify's logger setting. Default off. */
@@ -152,6 +155,16 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     return { status: 'ok', version }
   })
 
+  await mountAcs(app, {
+    engine: options.engine,
+    bodyLimitBytes: bodyLimit,
+    version,
+    ...options.acs,
+    ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
+    ...(options.maxDepth ? { maxDepth: options.maxDepth } : {}),
+    ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
+    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+  })
   for (const plugin of options.plugins ?? []) await plugin(app)
   await app.ready()
   return app

@@ -1,5 +1,7 @@
-// The HTTP server: the AOS endpoint, health, graceful shutdown; other routes plug in.
+// The HTTP server: the AOS and ACS endpoints, health, graceful shutdown; other routes plug in.
 
+export { acsServerOptions } from './acs.js'
+export { openAcsLedger, type SqlAcsLedger } from './acs-ledger.js'
 export type { ServerOptions, ServerPlugin } from './app.js'
 export { createServer, SERVER_DEFAULTS } from './app.js'
 export type { ListenOptions, ShutdownOptions } from './listen.js'

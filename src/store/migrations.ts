@@ -3,6 +3,7 @@
 // once released; a change to the schema is a new entry at the end of the list.
 
 import { type Kysely, type Migration, Migrator, sql } from 'kysely'
+import { acsMigration } from './acs-migration.js'
 import { StoreError } from './errors.js'
 import type { Database } from './schema.js'
 
@@ -239,6 +240,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0001_initial': initial(dialect),
     '0002_partial_hook_index': partialHookIndex,
     '0003_management': management,
+    '0004_acs': acsMigration(),
   }
 }
 

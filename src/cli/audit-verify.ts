@@ -1,0 +1,110 @@
+// `warden audit verify --session ID`: recomputes an ACS session's hash chain from the store
+// (§8.2) and checks each entry against the audit record of its decision, saying where the
+// record was altered. Exit 0 intact, 2 altered, 1 error.
+
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { verifyChain } from '../protocols/acs/index.js'
+import { openAcsLedger } from '../server/index.js'
+import { loadConfig } from '../sources/index.js'
+import { openStore, redactLocation, resolveDatabaseLocation } from '../store/index.js'
+import { parseArgs } from './args.js'
+import type { CliIo } from './io.js'
+
+const HELP = `usage: warden audit verify --session ID [--db URL] [--config warden.yaml]
+
+Recomputes the ACS session chain (entry_hash = SHA-256(JCS(entry) || previous_hash)) and
+checks every entry's decision against its audit record. Exit 0 when intact, 2 when the
+record was altered (naming the first entry that does not verify), 1 on error.
+
+example:
+  warden audit verify --session 7c0e9f1a-2b1d-4c55-9a0e-3f1f0c1d2e3f --db .warden/warden.db
+`
+
+/** Runs `warden audit <subcommand>`. */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = args
+  if (sub === '--help' || sub === '-h' || sub === undefined) {
+    io.stdout(HELP)
+    return sub === undefined ? 1 : 0
+  }
+  if (sub !== 'verify') {
+    io.stderr(
+      `warden audit: unknown subcommand "${sub.slice(0, 40)}"; use "warden audit verify --session ID"\n`,
+    )
+    return 1
+  }
+  let values: { session?: string; db?: string; config?: string; help?: boolean }
+  try {
+    values = parseArgs({
+      args: rest,
+      options: {
+        session: { type: 'string' },
+        db: { type: 'string' },
+        config: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values
+  } catch (error) {
+    io.stderr(`warden audit verify: ${(error as Error).message}\n\n${HELP}`)
+    return 1
+  }
+  if (values.help) {
+    io.stdout(HELP)
+    return 0
+  }
+  if (!values.session) {
+    io.stderr(`warden audit verify: --session ID is required\n\n${HELP}`)
+    return 1
+  }
+  let location: string
+  try {
+    const path = values.config ?? (existsSync(resolve(io.cwd, 'warden.yaml')) ? 'warden.yaml' : undefined)
+    const config = path ? await loadConfig(resolve(io.cwd, path)) : undefined
+    location = resolveDatabaseLocation({
+      flag: values.db,
+      env: io.env,
+      config: config?.raw.db as string | undefined,
+    })
+    if (!/^postgres(ql)?:\/\//i.test(location)) location = resolve(io.cwd, location.replace(/^sqlite:/i, ''))
+  } catch (error) {
+    io.stderr(`warden audit verify: ${(error as Error).message}\n`)
+    return 1
+  }
+  let store: Awaited<ReturnType<typeof openStore>> | undefined
+  const ledger = { current: undefined as ReturnType<typeof openAcsLedger> | undefined }
+  try {
+    store = await openStore(location, { cwd: io.cwd })
+    ledger.current = openAcsLedger(location)
+    const entries = await ledger.current.entries(values.session)
+    if (entries.length === 0) {
+      io.stderr(
+        `warden audit verify: no ACS chain for session ${values.session} in ${redactLocation(location)}\n`,
+      )
+      return 1
+    }
+    const verdict = verifyChain(entries)
+    if (!verdict.ok) {
+      io.stdout(`ALTERED: session ${values.session}, ${verdict.problem} (entry ${verdict.entryId})\n`)
+      return 2
+    }
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i] as (typeof entries)[number]
+      const recorded = await store.getDecision(entry.decision_id)
+      if (recorded && recorded.decision !== entry.recorded_decision) {
+        io.stdout(
+          `ALTERED: session ${values.session}, entry ${i + 1} (${entry.step_type}) chained decision "${entry.recorded_decision}" but audit record ${entry.decision_id} now says "${recorded.decision}"\n`,
+        )
+        return 2
+      }
+    }
+    io.stdout(`OK: session ${values.session}: ${entries.length} entries verify; head ${verdict.head}\n`)
+    return 0
+  } catch (error) {
+    io.stderr(`warden audit verify: ${(error as Error).message}\n`)
+    return 1
+  } finally {
+    await ledger.current?.close()
+    await store?.close()
+  }
+}

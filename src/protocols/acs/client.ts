@@ -1,0 +1,71 @@
+// The Observed Agent's side of the wire, for the conformance client, tests and benchmarks:
+// builds ACS request envelopes, signs them with the per-session key, and verifies a
+// Guardian's signed response.
+
+import { randomBytes, randomUUID } from 'node:crypto'
+import type { JsonObject } from '../../core/index.js'
+import { deriveSessionKey, hmacMatches, signedInput, signMessage } from './crypto.js'
+import { ACS_VERSION } from './handshake.js'
+
+/** A key the client signs with. */
+export interface ClientKey {
+  id: string
+  material: Uint8Array
+}
+
+/** Options of {@link acsRequest}. */
+export interface RequestOptions {
+  sessionId: string
+  agentId?: string
+  id?: string | number
+  key?: ClientKey
+  /** Overrides for envelope fields (request_id, timestamp, nonce, chain_hash, ...). */
+  params?: JsonObject
+  nonce?: boolean
+}
+
+/** A complete ACS request for `method` with `payload`, signed when a key is given. */
+export function acsRequest(method: string, payload: JsonObject, options: RequestOptions): JsonObject {
+  const params: JsonObject = {
+    acs_version: ACS_VERSION,
+    request_id: randomUUID(),
+    timestamp: new Date().toISOString(),
+    metadata: { agent_id: options.agentId ?? 'agent-1', session_id: options.sessionId },
+    payload,
+    ...(options.nonce ? { nonce: randomBytes(16).toString('hex') } : {}),
+    ...options.params,
+  }
+  const message: JsonObject = { jsonrpc: '2.0', id: options.id ?? randomUUID(), method, params }
+  if (options.key)
+    signMessage(message, 'params', deriveSessionKey(options.key.material, options.sessionId), options.key.id)
+  return message
+}
+
+/** A ClientHello for a session. */
+export function clientHello(sessionId: string, extra: JsonObject = {}): JsonObject {
+  return {
+    jsonrpc: '2.0',
+    id: randomUUID(),
+    method: 'handshake/hello',
+    params: {
+      acs_versions_supported: [ACS_VERSION],
+      transports_supported: ['http', 'stdio'],
+      provenance_producer: 'none',
+      profiles_supported: ['acs-core'],
+      metadata: { agent_id: 'agent-1', session_id: sessionId },
+      ...extra,
+    },
+  }
+}
+
+/** Whether a response's `result.signature` verifies under the session key. */
+export function responseSigned(response: JsonObject, key: ClientKey, sessionId: string): boolean {
+  const result = response.result as JsonObject | undefined
+  const signature = result?.signature as JsonObject | undefined
+  if (!signature || typeof signature.value !== 'string' || signature.key_id !== key.id) return false
+  return hmacMatches(
+    deriveSessionKey(key.material, sessionId),
+    signedInput(response, 'result'),
+    signature.value,
+  )
+}

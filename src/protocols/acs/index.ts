@@ -1,0 +1,34 @@
+// ACS (Agent Control Standard) v0.1 over JSON-RPC 2.0: the method → event mapping, signed
+// envelopes, replay protection, the session hash chain, and the service the server mounts.
+
+export type { ClientKey, RequestOptions } from './client.js'
+export { acsRequest, clientHello, responseSigned } from './client.js'
+export type { AcsSignature } from './crypto.js'
+export {
+  canonicalJson,
+  deriveSessionKey,
+  entryHash,
+  flatCanonical,
+  HKDF_INFO,
+  HMAC_ALGORITHM,
+  hkdfSha256,
+  hmacMatches,
+  hmacSha256,
+  requestSignedInput,
+  sha256Hex,
+  signedInput,
+  signMessage,
+} from './crypto.js'
+export { decisionResult, modificationsFor, structuredEdits } from './decisions.js'
+export type { AcsRequest } from './envelope.js'
+export { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
+export { encodeFrame, FrameError, FrameReader } from './framing.js'
+export { ACS_VERSION, sameMajor, serverHello } from './handshake.js'
+export type { AcsLedger, ChainEntry, MemoryLedgerOptions } from './ledger.js'
+export { createMemoryLedger } from './ledger.js'
+export { ACS_METHODS, acsMethod, STEP_NAMES } from './methods.js'
+export type { AcsCaller, AcsReply, AcsService, AcsServiceOptions } from './service.js'
+export { createAcsService } from './service.js'
+export type { AcsKey, AcsSettings, AcsSettingsInput, SecretOpener } from './settings.js'
+export { ACS_DEFAULTS, acsSettingsSchema, resolveAcsSettings, settingsWith } from './settings.js'
+export { verifyChain } from './verify.js'

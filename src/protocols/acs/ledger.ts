@@ -1,0 +1,111 @@
+// What the ACS endpoint remembers between requests: seen request ids and nonces (replay
+// protection, §10.3) and each session's chain head and entries (§8). The in-memory ledger
+// serves one instance; a SQL ledger (see the store) shares both across instances.
+
+/** A ContextEntry as hashed and stored (§8.1). */
+export interface ChainEntry {
+  entry_id: string
+  step_id: string
+  step_type: string
+  request_hash: string
+  timestamp: string
+  /** The ACS disposition answered. */
+  decision: string
+  /** The audit record's id and the decision kind it records (before ACS substitutions). */
+  decision_id: string
+  recorded_decision: string
+  previous_hash: string | null
+  entry_hash: string
+}
+
+/** Replay memory and session chains. */
+export interface AcsLedger {
+  /**
+   * Remembers `key` (a request id or nonce, already scoped by session) until `expiresAt`.
+   * @returns false when it was already remembered and has not expired (a replay).
+   */
+  remember(key: string, expiresAt: number, now: number): Promise<boolean>
+  /** The session's chain head, or null before its first entry. */
+  head(sessionId: string): Promise<string | null>
+  /**
+   * Appends an entry whose `previous_hash` is the head it was computed on.
+   * @returns false when the head moved meanwhile (the caller recomputes and retries).
+   */
+  append(sessionId: string, entry: ChainEntry): Promise<boolean>
+  /** Every entry of a session, oldest first. */
+  entries(sessionId: string): Promise<ChainEntry[]>
+}
+
+/** Options of {@link createMemoryLedger}. */
+export interface MemoryLedgerOptions {
+  /** Most remembered ids before the oldest expired ones are dropped. Default 200 000. */
+  maxKeys?: number
+  /** Most sessions whose chains are kept. Default 10 000. */
+  maxSessions?: number
+}
+
+/** A ledger in this process's memory, bounded. */
+export function createMemoryLedger(options: MemoryLedgerOptions = {}): AcsLedger {
+  const maxKeys = options.maxKeys ?? 200_000
+  const maxSessions = options.maxSessions ?? 10_000
+  const seen = new Map<string, number>()
+  const chains = new Map<string, ChainEntry[]>()
+
+  function sweep(now: number): void {
+    for (const [key, expiresAt] of seen) {
+      if (expiresAt <= now || seen.size > maxKeys) seen.delete(key)
+      else break
+    }
+  }
+
+  return {
+    async remember(key, expiresAt, now) {
+      const known = seen.get(key)
+      if (known !== undefined && known > now) return false
+      seen.delete(key)
+      seen.set(key, expiresAt)
+      if (seen.size > maxKeys || seen.size % 1024 === 0) sweep(now)
+      return true
+    },
+    async head(sessionId) {
+      const chain = chains.get(sessionId)
+      return chain?.[chain.length - 1]?.entry_hash ?? null
+    },
+    async append(sessionId, entry) {
+      let chain = chains.get(sessionId)
+      const head = chain?.[chain.length - 1]?.entry_hash ?? null
+      if (head !== entry.previous_hash) return false
+      if (!chain) {
+        chain = []
+        chains.set(sessionId, chain)
+        if (chains.size > maxSessions) {
+          const oldest = chains.keys().next().value
+          if (oldest !== undefined) chains.delete(oldest)
+        }
+      }
+      chain.push(entry)
+      return true
+    },
+    async entries(sessionId) {
+      return [...(chains.get(sessionId) ?? [])]
+    },
+  }
+}
+
+/**
+ * Runs tasks of one key after every earlier task of that key (one appender per session
+ * head in this process; across instances the ledger's append check settles races).
+ */
+export function createSerializer(): <T>(key: string, task: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>()
+  return (key, task) => {
+    const before = tails.get(key) ?? Promise.resolve()
+    const run = before.then(task, task)
+    const tail = run.catch(() => undefined)
+    tails.set(key, tail)
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key)
+    })
+    return run
+  }
+}

@@ -1,0 +1,399 @@
+// The ACS Guardian as a function from a request body to the response body (§3): JSON-RPC
+// 2.0 with batches, the handshake, `system/ping`, and for every hook the checks in the
+// spec's order (envelope, handshake, timestamp window, signature, replay, chain cross-check),
+// then the engine's decision, the session chain entry and a signed response.
+
+import { randomUUID } from 'node:crypto'
+import type { Engine, JsonObject } from '../../core/index.js'
+import { decodeBody, errorResponse, type RpcError } from '../aos/index.js'
+import {
+  canonicalJson,
+  deriveSessionKey,
+  entryHash,
+  HMAC_ALGORITHM,
+  hmacMatches,
+  requestSignedInput,
+  sha256Hex,
+  signMessage,
+  withoutSignature,
+} from './crypto.js'
+import { decisionResult, deferReason } from './decisions.js'
+import { type AcsRequest, checkEnvelope, checkShell } from './envelope.js'
+import { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
+import { ACS_VERSION, type Negotiated, serverHello } from './handshake.js'
+import { type AcsLedger, type ChainEntry, createMemoryLedger, createSerializer } from './ledger.js'
+import { acsMethod } from './methods.js'
+import { type AcsSettings, settingsWith } from './settings.js'
+
+/** Settings of the ACS service; every one but the engine has a default. */
+export interface AcsServiceOptions {
+  engine: Engine
+  settings?: AcsSettings
+  ledger?: AcsLedger
+  /** Reported as `metadata.evaluator_version`. */
+  version?: string
+  /** Most requests in one batch. Default 100. */
+  maxBatch?: number
+  /** Deepest JSON nesting accepted. Default 64. */
+  maxDepth?: number
+  /** The clock, in ms since the epoch. */
+  now?: () => number
+  onInternalError?: (error: unknown) => void
+}
+
+/** Who sent the body, beyond the body itself. */
+export interface AcsCaller {
+  tenant?: string
+}
+
+/** A response body: one response or a batch of them. */
+export type AcsReply = JsonObject | JsonObject[]
+
+/** The ACS Guardian service. */
+export interface AcsService {
+  /** `caller.tenant` pins the tenant (a token's); a request naming another is refused. */
+  handleBody(body: Uint8Array, caller?: AcsCaller): Promise<AcsReply>
+  handle(body: unknown, caller?: AcsCaller): Promise<AcsReply>
+  readonly settings: AcsSettings
+  readonly ledger: AcsLedger
+}
+
+const MAX_HANDSHAKES = 10_000
+
+/** Creates the ACS service over an engine. */
+export function createAcsService(options: AcsServiceOptions): AcsService {
+  const { engine } = options
+  const settings = options.settings ?? settingsWith()
+  const ledger = options.ledger ?? createMemoryLedger()
+  const now = options.now ?? Date.now
+  const maxBatch = options.maxBatch ?? 100
+  const maxDepth = options.maxDepth ?? 64
+  const version = options.version ?? '0.1.0'
+  const handshakes = new Map<string, Negotiated>()
+  const deferrals = new Map<string, number>()
+  const sessionKeys = new Map<string, Buffer>()
+
+  function keyFor(material: { id: string; material: Uint8Array }, sessionId: string): Buffer {
+    const cacheKey = `${material.id}\u0000${sessionId}`
+    let key = sessionKeys.get(cacheKey)
+    if (!key) {
+      key = deriveSessionKey(material.material, sessionId)
+      if (sessionKeys.size >= 10_000) sessionKeys.clear()
+      sessionKeys.set(cacheKey, key)
+    }
+    return key
+  }
+
+  function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+    map.delete(key)
+    map.set(key, value)
+    if (map.size > MAX_HANDSHAKES) {
+      const oldest = map.keys().next().value
+      if (oldest !== undefined) map.delete(oldest)
+    }
+  }
+
+  function negotiatedFor(request: AcsRequest): Negotiated | undefined {
+    return (
+      handshakes.get(`session:${request.sessionId}`) ??
+      handshakes.get(`agent:${request.agentId}`) ??
+      handshakes.get('*')
+    )
+  }
+
+  function checkNegotiated(request: AcsRequest): void {
+    const negotiated = negotiatedFor(request)
+    if (!negotiated) {
+      if (!settings.requireHandshake) return
+      throw new AcsError(
+        ACS_ERRORS.capabilityNotNegotiated,
+        'no handshake for this session: send handshake/hello first (with metadata.session_id or agent_id)',
+        { method: request.method },
+      )
+    }
+    const methods = negotiated.methods
+    if (!methods || methods.has(request.method)) return
+    if (request.method.startsWith('protocols/MCP/') || request.method.startsWith('wrapped:')) {
+      for (const m of methods) if (m.startsWith('protocols/MCP/') || m.startsWith('wrapped:')) return
+    }
+    throw new AcsError(
+      ACS_ERRORS.capabilityNotNegotiated,
+      `${request.method} was not in methods_implemented at handshake; re-handshake declaring it`,
+      { method: request.method },
+    )
+  }
+
+  function checkTimestamp(request: AcsRequest): void {
+    const skew = Math.abs(now() - request.timestamp)
+    if (skew > settings.skewWindowMs) {
+      throw new AcsError(
+        ACS_ERRORS.timestampOutOfWindow,
+        `timestamp is ${Math.round(skew / 1000)} s from the Guardian's clock, outside the ${settings.skewWindowMs} ms window; correct the clock and send a fresh request`,
+        { skew_window_ms: settings.skewWindowMs },
+      )
+    }
+  }
+
+  function checkSignature(request: AcsRequest, message: JsonObject, canonicalParams: string): void {
+    const signature = request.params.signature
+    if (signature === undefined) {
+      if (!settings.requireSignatures) return
+      throw new AcsError(
+        ACS_ERRORS.signatureInvalid,
+        'this Guardian requires signed requests: add params.signature {algorithm: "HMAC-SHA256", value, key_id}',
+      )
+    }
+    if (typeof signature !== 'object' || signature === null || Array.isArray(signature)) {
+      throw new AcsError(
+        ACS_ERRORS.signatureInvalid,
+        'params.signature must be an object {algorithm, value, key_id}',
+      )
+    }
+    const { algorithm, value, key_id: keyId } = signature as JsonObject
+    if (algorithm !== HMAC_ALGORITHM) {
+      throw new AcsError(
+        ACS_ERRORS.signatureInvalid,
+        `signature algorithm ${JSON.stringify(algorithm).slice(0, 40)} is not supported; sign with HMAC-SHA256`,
+      )
+    }
+    if (typeof value !== 'string' || typeof keyId !== 'string') {
+      throw new AcsError(
+        ACS_ERRORS.signatureInvalid,
+        'signature.value (base64) and signature.key_id (string) are required',
+      )
+    }
+    const t = now()
+    const key = settings.keys.find((k) => k.id === keyId && (k.notAfter === undefined || k.notAfter > t))
+    if (!key) {
+      throw new AcsError(
+        ACS_ERRORS.signatureInvalid,
+        `key_id ${JSON.stringify(keyId).slice(0, 80)} is not a current key of this Guardian; re-resolve the key id`,
+      )
+    }
+    if (!hmacMatches(keyFor(key, request.sessionId), requestSignedInput(message, canonicalParams), value)) {
+      throw new AcsError(
+        ACS_ERRORS.signatureInvalid,
+        'the signature does not match the RFC 8785 canonical envelope (without signature) under the session key; re-sign the request',
+      )
+    }
+  }
+
+  async function checkReplay(request: AcsRequest): Promise<void> {
+    const t = now()
+    const until = t + settings.skewWindowMs * 2
+    if (!(await ledger.remember(`r:${request.sessionId}:${request.requestId}`, until, t))) {
+      throw new AcsError(
+        ACS_ERRORS.replayDetected,
+        'this request_id was already used in this session; send a new request_id (and nonce)',
+      )
+    }
+    if (
+      request.nonce !== undefined &&
+      !(await ledger.remember(`n:${request.sessionId}:${request.nonce}`, until, t))
+    ) {
+      throw new AcsError(
+        ACS_ERRORS.replayDetected,
+        'this nonce was already used in this session; send a new nonce',
+      )
+    }
+  }
+
+  const serialized = createSerializer()
+
+  function appendEntry(
+    request: AcsRequest,
+    decision: string,
+    decisionId: string,
+    recorded: string,
+  ): Promise<string> {
+    return serialized(request.sessionId, () => appendNow(request, decision, decisionId, recorded))
+  }
+
+  async function appendNow(
+    request: AcsRequest,
+    decision: string,
+    decisionId: string,
+    recorded: string,
+  ): Promise<string> {
+    const requestHash = request.requestHash ?? sha256Hex(canonicalJson(withoutSignature(request.params)))
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const previous = await ledger.head(request.sessionId)
+      const entry: ChainEntry = {
+        entry_id: randomUUID(),
+        step_id: request.requestId,
+        step_type: request.method,
+        request_hash: requestHash,
+        timestamp: new Date(now()).toISOString(),
+        decision,
+        decision_id: decisionId,
+        recorded_decision: recorded,
+        previous_hash: previous,
+        entry_hash: '',
+      }
+      entry.entry_hash = entryHash(entry as unknown as Record<string, unknown>, previous)
+      if (await ledger.append(request.sessionId, entry)) return entry.entry_hash
+    }
+    throw new Error('the session chain kept moving; the entry could not be appended')
+  }
+
+  async function evaluate(request: AcsRequest, caller: AcsCaller): Promise<JsonObject> {
+    const { mapping, event } = acsMethod(request.method, request.payload)
+    const payload = mapping.toEvent(request.payload, request.method)
+    const context: JsonObject = {
+      agent: { id: request.agentId },
+      session: { id: request.sessionId },
+      requestId: request.requestId,
+    }
+    const named = typeof request.params.tenant_id === 'string' ? request.params.tenant_id : undefined
+    if (caller.tenant !== undefined && named !== undefined && named !== caller.tenant) {
+      throw new AcsError(
+        ACS_ERRORS.sessionRefused,
+        `this caller belongs to tenant "${caller.tenant}"; tenant_id cannot name another tenant`,
+      )
+    }
+    const tenant = caller.tenant ?? named
+    if (tenant !== undefined) context.tenantId = tenant
+    const metadata = request.params.metadata as JsonObject
+    if (typeof metadata.turn_id === 'string') context.turnId = metadata.turn_id
+    const decision = await engine.dispatch({ event, payload, context, wait: true })
+    const recorded = decision.decision
+    if (decision.trace.length === 0 && decision.reasonCode[0] === 'invalid-event') {
+      throw new AcsError(ACS_ERRORS.invalidParams, `params.payload: ${decision.reason}`)
+    }
+    // A non-blocking event (sessionStart) answers allow; a hook's deny there still counts.
+    const denier =
+      decision.decision === 'allow' ? decision.trace.find((t) => t.outcome === 'deny') : undefined
+    if (denier) {
+      decision.decision = 'deny'
+      decision.reason = denier.reason ?? `denied by hook "${denier.hook}"`
+      decision.reasonCode = [denier.policy?.id ?? denier.hook]
+    }
+    const after =
+      decision.decision === 'modify' && decision.payload
+        ? mapping.toPayload(request.payload, decision.payload)
+        : undefined
+    const deferred = deferReason(decision) !== undefined
+    const used = deferrals.get(request.sessionId) ?? 0
+    const result = decisionResult(decision, request.payload, after, {
+      evaluatorVersion: version,
+      deferTimeoutMs: settings.deferTimeoutMs,
+      denyEligible: mapping.denyEligible,
+      deferralsExhausted: used >= settings.maxDeferralsPerSession,
+    })
+    if (deferred && result.decision === 'defer') remember(deferrals, request.sessionId, used + 1)
+    const head = await ledger.head(request.sessionId)
+    if (request.chainHash !== undefined && request.chainHash !== head && result.decision !== 'deny') {
+      result.decision = 'deny'
+      result.reasoning = `the chain_hash sent (${request.chainHash.slice(0, 12)}…) is not this session's head (${head?.slice(0, 12) ?? 'none'}); re-fetch session state`
+      result.reason_codes = ['chain_mismatch']
+      delete result.modifications
+      delete result.defer_details
+    }
+    result.chain_hash = await appendEntry(request, String(result.decision), decision.id, recorded)
+    return result
+  }
+
+  function respond(
+    request: { id: string | number; sessionId?: string; requestId?: string },
+    result: JsonObject,
+  ): JsonObject {
+    result.acs_version = ACS_VERSION
+    if (request.requestId) result.request_id = request.requestId
+    result.timestamp = new Date(now()).toISOString()
+    const response: JsonObject = { jsonrpc: '2.0', id: request.id, result }
+    const current = settings.keys[0]
+    if (current && request.sessionId !== undefined)
+      signMessage(response, 'result', keyFor(current, request.sessionId), current.id)
+    return response
+  }
+
+  async function one(message: unknown, caller: AcsCaller): Promise<JsonObject> {
+    let shell: ReturnType<typeof checkShell>
+    try {
+      shell = checkShell(message)
+    } catch (error) {
+      const id =
+        typeof message === 'object' && message !== null && 'id' in message ? (message as JsonObject).id : null
+      return acsErrorResponse(typeof id === 'string' || typeof id === 'number' ? id : null, error as AcsError)
+    }
+    const meta = shell.params.metadata as JsonObject | undefined
+    const sessionId = typeof meta?.session_id === 'string' ? meta.session_id : undefined
+    if (shell.method === 'system/ping') {
+      // §13: always allow, never an ACS error, no signature needed, not chained.
+      const echo =
+        typeof (shell.params.payload as JsonObject | undefined)?.echo === 'string'
+          ? (shell.params.payload as JsonObject).echo
+          : undefined
+      const payload: JsonObject = { status: 'ok', server_timestamp: new Date(now()).toISOString() }
+      if (echo !== undefined) payload.echo = echo
+      return respond(
+        { id: shell.id, ...(sessionId ? { sessionId } : {}) },
+        { type: 'final', decision: 'allow', payload },
+      )
+    }
+    try {
+      if (shell.method === 'handshake/hello') {
+        const { hello, negotiated } = serverHello(shell.params, engine, settings)
+        const agentId = typeof meta?.agent_id === 'string' ? meta.agent_id : undefined
+        remember(
+          handshakes,
+          sessionId ? `session:${sessionId}` : agentId ? `agent:${agentId}` : '*',
+          negotiated,
+        )
+        return respond({ id: shell.id, ...(sessionId ? { sessionId } : {}) }, hello)
+      }
+      const request = checkEnvelope(shell)
+      checkNegotiated(request)
+      checkTimestamp(request)
+      const canonicalParams = canonicalJson(withoutSignature(request.params))
+      request.requestHash = sha256Hex(canonicalParams)
+      checkSignature(request, message as JsonObject, canonicalParams)
+      await checkReplay(request)
+      return respond(request, await evaluate(request, caller))
+    } catch (error) {
+      if (error instanceof AcsError) return acsErrorResponse(shell.id, error)
+      options.onInternalError?.(error)
+      return acsErrorResponse(
+        shell.id,
+        new AcsError(ACS_ERRORS.internal, 'an internal error occurred; the request was not evaluated'),
+      )
+    }
+  }
+
+  async function handle(body: unknown, caller: AcsCaller = {}): Promise<AcsReply> {
+    if (!Array.isArray(body)) return one(body, caller)
+    if (body.length === 0)
+      return acsErrorResponse(
+        null,
+        new AcsError(ACS_ERRORS.invalidRequest, 'an empty batch; send at least one request'),
+      )
+    if (body.length > maxBatch) {
+      return acsErrorResponse(
+        null,
+        new AcsError(
+          ACS_ERRORS.invalidRequest,
+          `a batch of ${body.length} requests is over the limit of ${maxBatch}`,
+        ),
+      )
+    }
+    // §3: each request in a batch is evaluated independently, in declared order.
+    const replies: JsonObject[] = []
+    for (const message of body) replies.push(await one(message, caller))
+    return replies
+  }
+
+  return {
+    settings,
+    ledger,
+    handle,
+    handleBody(raw, caller = {}) {
+      let body: unknown
+      try {
+        body = decodeBody(raw, maxDepth)
+      } catch (error) {
+        return Promise.resolve(errorResponse(null, error as RpcError))
+      }
+      return handle(body, caller)
+    },
+  }
+}

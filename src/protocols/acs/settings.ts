@@ -1,0 +1,129 @@
+// The `acs:` section of warden.yaml: handshake, signing keys (sealed in the secret store or
+// named environment variables, two at once during a rotation), the skew window, failure
+// posture and deferral bounds. Validated here; secrets are opened but never echoed.
+
+import { z } from 'zod'
+import { formatZodError, WardenError } from '../../core/index.js'
+
+const keySchema = z
+  .object({
+    id: z.string().min(1).max(128),
+    secret: z
+      .string()
+      .min(1)
+      .regex(/^(wsec:v1:|env:)/, 'must be a sealed secret (wsec:v1:…, see `warden secrets`) or env:NAME'),
+    /** After this time the key no longer verifies (the end of a rotation window). */
+    notAfter: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict()
+
+/** The schema of `acs:`. */
+export const acsSettingsSchema = z
+  .object({
+    requireHandshake: z.boolean().optional(),
+    requireSignatures: z.boolean().optional(),
+    keys: z
+      .array(keySchema)
+      .max(2, 'holds at most two keys: the current one and, during a rotation, the previous')
+      .optional(),
+    skewWindowMs: z.number().int().positive().max(3_600_000).optional(),
+    onDecisionFailure: z.enum(['deny', 'proceed']).optional(),
+    methodsEvaluated: z.enum(['all', 'hooked']).optional(),
+    defaultTimeoutMs: z.number().int().positive().max(600_000).optional(),
+    maxDeferralsPerSession: z.number().int().min(0).max(1000).optional(),
+    deferTimeoutMs: z.number().int().positive().max(86_400_000).optional(),
+    policyRequiresProvenance: z.boolean().optional(),
+  })
+  .strict()
+
+export type AcsSettingsInput = z.infer<typeof acsSettingsSchema>
+
+/** A verification key: its id, its material, and when it stops verifying. */
+export interface AcsKey {
+  id: string
+  material: Uint8Array
+  notAfter?: number
+}
+
+/** Settings with every default applied. */
+export interface AcsSettings {
+  requireHandshake: boolean
+  requireSignatures: boolean
+  keys: AcsKey[]
+  skewWindowMs: number
+  onDecisionFailure: 'deny' | 'proceed'
+  methodsEvaluated: 'all' | 'hooked'
+  defaultTimeoutMs: number
+  maxDeferralsPerSession: number
+  deferTimeoutMs: number
+  policyRequiresProvenance: boolean
+}
+
+export const ACS_DEFAULTS = {
+  skewWindowMs: 300_000,
+  defaultTimeoutMs: 10_000,
+  maxDeferralsPerSession: 3,
+  deferTimeoutMs: 60_000,
+} as const
+
+/** Opens sealed values (the secret store's box). */
+export interface SecretOpener {
+  open(sealed: string): string
+}
+
+/**
+ * Checks `acs:` and opens its keys.
+ * @throws WardenError `invalid-config` naming the field, or the missing secret.
+ */
+export function resolveAcsSettings(
+  raw: unknown,
+  secrets: SecretOpener | undefined,
+  env: Record<string, string | undefined> = process.env,
+): AcsSettings {
+  const parsed = acsSettingsSchema.safeParse(raw ?? {})
+  if (!parsed.success) throw new WardenError('invalid-config', formatZodError(parsed.error, 'acs'))
+  const input = parsed.data
+  const keys: AcsKey[] = (input.keys ?? []).map((key) => {
+    let secret: string | undefined
+    if (key.secret.startsWith('env:')) {
+      secret = env[key.secret.slice(4)]
+      if (!secret)
+        throw new WardenError(
+          'invalid-config',
+          `acs.keys ${key.id}: the environment variable ${key.secret.slice(4)} is not set`,
+        )
+    } else {
+      if (!secrets)
+        throw new WardenError(
+          'invalid-config',
+          `acs.keys ${key.id}: a sealed secret needs the secret key (WARDEN_SECRET_KEY)`,
+        )
+      secret = secrets.open(key.secret)
+    }
+    return {
+      id: key.id,
+      material: Buffer.from(secret, 'utf8'),
+      ...(key.notAfter ? { notAfter: Date.parse(key.notAfter) } : {}),
+    }
+  })
+  return settingsWith({ ...input, keys })
+}
+
+/** Settings from already opened keys, defaults applied (tests, the stdio command). */
+export function settingsWith(
+  input: Partial<Omit<AcsSettings, 'keys'>> & { keys?: AcsKey[] } = {},
+): AcsSettings {
+  const keys = input.keys ?? []
+  return {
+    requireHandshake: input.requireHandshake ?? true,
+    requireSignatures: input.requireSignatures ?? keys.length > 0,
+    keys,
+    skewWindowMs: input.skewWindowMs ?? ACS_DEFAULTS.skewWindowMs,
+    onDecisionFailure: input.onDecisionFailure ?? 'deny',
+    methodsEvaluated: input.methodsEvaluated ?? 'all',
+    defaultTimeoutMs: input.defaultTimeoutMs ?? ACS_DEFAULTS.defaultTimeoutMs,
+    maxDeferralsPerSession: input.maxDeferralsPerSession ?? ACS_DEFAULTS.maxDeferralsPerSession,
+    deferTimeoutMs: input.deferTimeoutMs ?? ACS_DEFAULTS.deferTimeoutMs,
+    policyRequiresProvenance: input.policyRequiresProvenance ?? false,
+  }
+}

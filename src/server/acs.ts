@@ -1,0 +1,109 @@
+// `POST /acs`: the ACS v0.1 Guardian over HTTP. Bodies are read raw, so bad UTF-8, bad
+// JSON, deep nesting and bodies over the limit become JSON-RPC errors, as on `/aos`.
+
+import type { FastifyInstance } from 'fastify'
+import type { Engine } from '../core/index.js'
+import {
+  type AcsLedger,
+  type AcsService,
+  type AcsSettings,
+  createAcsService,
+  resolveAcsSettings,
+  type SecretOpener,
+} from '../protocols/acs/index.js'
+import { errorResponse, RPC_ERRORS, rpcError } from '../protocols/aos/index.js'
+import { openAcsLedger, type SqlAcsLedger } from './acs-ledger.js'
+
+/** Settings of the `/acs` route. */
+export interface AcsRouteOptions {
+  engine: Engine
+  settings?: AcsSettings
+  ledger?: AcsLedger
+  version?: string
+  maxBatch?: number
+  maxDepth?: number
+  bodyLimitBytes: number
+  onInternalError?: (error: unknown) => void
+  /** Checks the caller like `/aos` does (`server.auth: token`). */
+  authenticate?: (
+    authorization: string | undefined,
+    query: unknown,
+  ) => Promise<{ principal: { tenant?: string } } | { error: string }>
+}
+
+/**
+ * Mounts `POST /acs` on the app.
+ * @returns the service, for callers that read its ledger.
+ */
+export async function mountAcs(app: FastifyInstance, options: AcsRouteOptions): Promise<AcsService> {
+  const service = createAcsService({
+    engine: options.engine,
+    ...(options.settings ? { settings: options.settings } : {}),
+    ...(options.ledger ? { ledger: options.ledger } : {}),
+    ...(options.version ? { version: options.version } : {}),
+    ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
+    ...(options.maxDepth ? { maxDepth: options.maxDepth } : {}),
+    ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
+  })
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers()
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
+    scope.setErrorHandler((error, _request, reply) => {
+      const status = (error as { statusCode?: number }).statusCode ?? 500
+      const rpc =
+        status === 413
+          ? rpcError(
+              RPC_ERRORS.invalidRequest,
+              'body',
+              `the body is over the limit of ${options.bodyLimitBytes} bytes`,
+            )
+          : status < 500
+            ? rpcError(RPC_ERRORS.invalidRequest, 'body', (error as Error).message)
+            : rpcError(
+                RPC_ERRORS.internal,
+                'server',
+                'an internal error occurred; the request was not evaluated',
+              )
+      if (status >= 500) options.onInternalError?.(error)
+      return reply.code(status).send(errorResponse(null, rpc))
+    })
+    scope.post('/acs', async (request, reply) => {
+      const encoding = request.headers['content-encoding']
+      if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+        const rpc = rpcError(RPC_ERRORS.invalidRequest, 'content-encoding', 'send the body uncompressed')
+        return reply.code(415).send(errorResponse(null, rpc))
+      }
+      let tenant: string | undefined
+      if (options.authenticate) {
+        const verdict = await options.authenticate(request.headers.authorization, request.query)
+        if ('error' in verdict) {
+          const rpc = rpcError(RPC_ERRORS.invalidRequest, 'authorization', verdict.error)
+          return reply.code(401).header('www-authenticate', 'Bearer').send(errorResponse(null, rpc))
+        }
+        tenant = verdict.principal.tenant
+      }
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+      const answer = await service.handleBody(body, tenant === undefined ? {} : { tenant })
+      return reply
+        .code(200)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(JSON.stringify(answer))
+    })
+  })
+  return service
+}
+
+/**
+ * The `acs` server options for `warden serve`: the `acs:` section resolved (keys opened from
+ * the secret store or the environment) and, when the store is a database, the shared ledger.
+ * @throws WardenError `invalid-config` naming the field or the missing secret.
+ */
+export function acsServerOptions(
+  rawSection: unknown,
+  secrets: SecretOpener | undefined,
+  databaseLocation: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): { settings: AcsSettings; ledger?: SqlAcsLedger } {
+  const settings = resolveAcsSettings(rawSection, secrets, env)
+  return databaseLocation ? { settings, ledger: openAcsLedger(databaseLocation) } : { settings }
+}
