@@ -1,0 +1,224 @@
+// Adapter benchmarks: the no-hook path of each SDK adapter against the bare SDK call, both
+// driving the same local model server (or in-memory MCP server) in the same run. Goal: the
+// adapter adds at most 5% when no hook applies.
+
+import { createOpenAI } from '@ai-sdk/openai'
+import { query } from '@anthropic-ai/claude-agent-sdk'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents'
+import { tool as aiTool, generateText, stepCountIs, streamText, wrapLanguageModel } from 'ai'
+import { z } from 'zod'
+import { guardTools, wardenMiddleware } from '../src/adapters/ai-sdk/index.js'
+import { wardenHooks } from '../src/adapters/claude-agent-sdk/index.js'
+import { guardMcpClient } from '../src/adapters/mcp-client/index.js'
+import { wardenGuardrails } from '../src/adapters/openai-agents/index.js'
+import { createEngine } from '../src/index.js'
+import { startAnthropicServer } from '../test/adapters/servers/anthropic.js'
+import { offlineEnv, scratch } from '../test/adapters/servers/claude-run.js'
+import { startOpenAiServer } from '../test/adapters/servers/openai.js'
+import { type BenchResult, quantile } from './lib.js'
+
+const GOAL = 1.05
+
+/**
+ * Times `candidate` and `baseline` call by call, alternating which goes first, and compares
+ * the medians: on a shared machine, load drifts over seconds, and pairing the calls makes
+ * both sides see the same drift (best-of-rounds swung either way by 40% here).
+ */
+async function compare(
+  candidate: () => unknown,
+  baseline: () => unknown,
+  samples: number,
+  _rounds?: number,
+): Promise<{ candidateNs: number; baselineNs: number }> {
+  const time = async (fn: () => unknown) => {
+    const start = process.hrtime.bigint()
+    await fn()
+    return Number(process.hrtime.bigint() - start)
+  }
+  for (let i = 0; i < Math.max(3, samples / 10); i++) {
+    await candidate()
+    await baseline()
+  }
+  const a: number[] = []
+  const b: number[] = []
+  for (let i = 0; i < samples; i++) {
+    if (i % 2 === 0) {
+      a.push(await time(candidate))
+      b.push(await time(baseline))
+    } else {
+      b.push(await time(baseline))
+      a.push(await time(candidate))
+    }
+  }
+  return { candidateNs: quantile(a, 0.5), baselineNs: quantile(b, 0.5) }
+}
+
+function result(name: string, candidateNs: number, baselineNs: number): BenchResult {
+  const ratio = candidateNs / baselineNs
+  const pass = ratio <= GOAL
+  if (!pass) process.stdout.write(`MISS: ${name}: ${ratio.toFixed(3)}x > ${GOAL}x\n`)
+  return {
+    name,
+    value: candidateNs / 1000,
+    baseline: baselineNs / 1000,
+    unit: 'us',
+    goal: `ratio <= ${GOAL}`,
+    pass,
+  }
+}
+
+async function aiSdk(): Promise<BenchResult[]> {
+  const server = await startOpenAiServer([
+    { tool: { name: 'echo', input: { text: 'hi' } } },
+    { text: 'done' },
+  ])
+  try {
+    const engine = createEngine()
+    const bare = createOpenAI({ baseURL: server.url, apiKey: 'sk' }).chat('gpt-test')
+    const wrapped = wrapLanguageModel({ model: bare, middleware: wardenMiddleware(engine) })
+    const tools = {
+      echo: aiTool({ inputSchema: z.object({ text: z.string() }), execute: async ({ text }) => text }),
+    }
+    const guarded = guardTools(tools, engine)
+    const run = (model: typeof bare, t: typeof tools) => async () => {
+      await generateText({ model, tools: t, prompt: 'hi', stopWhen: stepCountIs(3) })
+    }
+    const generate = await compare(run(wrapped, guarded), run(bare, tools), 300)
+    const stream = await compare(
+      async () => {
+        await streamText({ model: wrapped, prompt: 'hi' }).consumeStream()
+      },
+      async () => {
+        await streamText({ model: bare, prompt: 'hi' }).consumeStream()
+      },
+      300,
+    )
+    return [
+      result(
+        'AI SDK generateText + tool, middleware and guardTools, no hook',
+        generate.candidateNs,
+        generate.baselineNs,
+      ),
+      result('AI SDK streamText, middleware, no hook', stream.candidateNs, stream.baselineNs),
+    ]
+  } finally {
+    await server.close()
+  }
+}
+
+async function openAiAgents(): Promise<BenchResult> {
+  setTracingDisabled(true)
+  const server = await startOpenAiServer([
+    { tool: { name: 'echo', input: { text: 'hi' } } },
+    { text: 'done' },
+  ])
+  try {
+    const kit = wardenGuardrails(createEngine())
+    const make = (guarded: boolean) => {
+      const echo = tool({
+        name: 'echo',
+        description: 'echo',
+        parameters: z.object({ text: z.string() }),
+        execute: async ({ text }) => text,
+        ...(guarded
+          ? { inputGuardrails: [kit.toolInputGuardrail], outputGuardrails: [kit.toolOutputGuardrail] }
+          : {}),
+      })
+      const agent = new Agent({
+        name: 'a',
+        instructions: 'x',
+        tools: [echo],
+        ...(guarded
+          ? { inputGuardrails: [kit.inputGuardrail], outputGuardrails: [kit.outputGuardrail] }
+          : {}),
+      })
+      const runner = new Runner({
+        modelProvider: new OpenAIProvider({ baseURL: server.url, apiKey: 'sk', useResponses: true }),
+        ...(guarded ? { callModelInputFilter: kit.callModelInputFilter } : {}),
+      })
+      return async () => {
+        await runner.run(agent, 'hi')
+      }
+    }
+    const { candidateNs, baselineNs } = await compare(make(true), make(false), 200)
+    return result(
+      'OpenAI Agents run + tool, every guardrail and the input filter, no hook',
+      candidateNs,
+      baselineNs,
+    )
+  } finally {
+    await server.close()
+  }
+}
+
+async function mcpClient(): Promise<BenchResult> {
+  const connect = async () => {
+    const server = new McpServer({ name: 's', version: '1' })
+    server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({
+      content: [{ type: 'text', text }],
+    }))
+    const [a, b] = InMemoryTransport.createLinkedPair()
+    await server.connect(b)
+    const client = new Client({ name: 'c', version: '1' })
+    await client.connect(a)
+    return client
+  }
+  const bare = await connect()
+  const guarded = guardMcpClient(await connect(), createEngine())
+  const call = (client: Client) => () => client.callTool({ name: 'echo', arguments: { text: 'hi' } })
+  const { candidateNs, baselineNs } = await compare(call(guarded), call(bare), 5000)
+  await bare.close()
+  await guarded.close()
+  return result('MCP client callTool (in memory), no hook', candidateNs, baselineNs)
+}
+
+async function claudeAgentSdk(): Promise<BenchResult> {
+  const server = await startAnthropicServer([
+    { tool: { name: 'Bash', input: { command: 'true', description: 'x' } } },
+    { text: 'done' },
+  ])
+  const where = scratch()
+  try {
+    const hooks = wardenHooks(createEngine())
+    const run = (withHooks: boolean) => async () => {
+      const q = query({
+        prompt: 'go',
+        options: {
+          cwd: where.dir,
+          env: offlineEnv(server.url, where.home),
+          settingSources: [],
+          allowedTools: ['Bash'],
+          maxTurns: 3,
+          ...(withHooks ? { hooks } : {}),
+        },
+      })
+      for await (const _ of q) {
+        // drain
+      }
+    }
+    const { candidateNs, baselineNs } = await compare(run(true), run(false), 6)
+    return result(
+      'Claude Agent SDK query + Bash (Claude Code process), every hook, no Warden hook',
+      candidateNs,
+      baselineNs,
+    )
+  } finally {
+    where.cleanup()
+    await server.close()
+  }
+}
+
+/** `ADAPTERS_BENCH=mcp,ai` runs only the named parts (ai, agents, mcp, claude). */
+export default async function adapters(): Promise<BenchResult[]> {
+  const only = process.env.ADAPTERS_BENCH?.split(',')
+  const want = (name: string) => !only || only.includes(name)
+  const results: BenchResult[] = []
+  if (want('ai')) results.push(...(await aiSdk()))
+  if (want('agents')) results.push(await openAiAgents())
+  if (want('mcp')) results.push(await mcpClient())
+  if (want('claude')) results.push(await claudeAgentSdk())
+  return results
+}

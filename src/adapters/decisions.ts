@@ -1,0 +1,94 @@
+// What every adapter reads out of a Warden decision: the rewritten tool input or output,
+// a held `ask` no approver resolved (so the SDK's own prompt can take it), the error an
+// SDK throws on a deny, and the `<system-reminder>` text that tells the model what
+// happened on its next turn.
+
+import { type Decision, type Json, type JsonObject, renderReminders } from '../core/index.js'
+
+/** Thrown (or put into a stream) where an SDK only understands errors: Warden denied. */
+export class WardenDeniedError extends Error {
+  override readonly name = 'WardenDeniedError'
+  /** The decision that denied. */
+  readonly decision: Decision
+  constructor(decision: Decision, what = 'the action') {
+    super(`Warden blocked ${what}: ${decision.reason}`)
+    this.decision = decision
+  }
+}
+
+/**
+ * The reasons of a held `ask` that no approver resolved (the engine has none), so the
+ * SDK's own permission prompt can take it; undefined for any other decision.
+ */
+export function pendingAsk(decision: Decision): string | undefined {
+  if (decision.decision !== 'deny' || decision.approval?.outcome !== 'unavailable') return undefined
+  if (decision.trace.some((t) => t.outcome === 'deny')) return undefined
+  const asks = decision.trace.filter((t) => t.outcome === 'ask').map((t) => t.reason ?? `hook ${t.hook} asks`)
+  return asks.length > 0 ? asks.join('; ') : undefined
+}
+
+/** The tool input after a modify, or undefined when the decision did not change it. */
+export function modifiedToolInput(decision: Decision): JsonObject | undefined {
+  if (decision.decision !== 'modify') return undefined
+  const tool = decision.payload?.tool
+  if (!isObject(tool) || !isObject(tool.input)) return undefined
+  return tool.input
+}
+
+/** The tool output after a modify, or undefined when the decision did not change it. */
+export function modifiedToolOutput(decision: Decision): { output: Json } | undefined {
+  if (decision.decision !== 'modify') return undefined
+  const tool = decision.payload?.tool
+  if (!isObject(tool) || !Object.hasOwn(tool, 'output')) return undefined
+  return { output: tool.output ?? null }
+}
+
+/** The message text after a modify (user.message, agent.response), or undefined. */
+export function modifiedText(decision: Decision): string | undefined {
+  if (decision.decision !== 'modify') return undefined
+  const message = decision.payload?.message
+  return isObject(message) && typeof message.text === 'string' ? message.text : undefined
+}
+
+/** Reminder lines wrapped as one `<system-reminder>` block, or '' when there is nothing to say. */
+export function systemReminder(
+  decision: Pick<Decision, 'decision' | 'reason' | 'trace' | 'additionalContext'>,
+): string {
+  const lines = renderReminders(decision)
+  return lines.length === 0 ? '' : `<system-reminder>\n${lines.join('\n')}\n</system-reminder>`
+}
+
+/** The context lines a decision added, joined, or undefined when there are none. */
+export function joinedContext(decision: Decision): string | undefined {
+  return decision.additionalContext.length > 0 ? decision.additionalContext.join('\n') : undefined
+}
+
+/** A value as a JSON object (tool input), or `{ value }` when it is not one. */
+export function asInput(value: unknown): JsonObject {
+  if (isObject(value)) return value as JsonObject
+  if (typeof value === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(value)
+      if (isObject(parsed)) return parsed as JsonObject
+    } catch {
+      // not JSON: kept as a string value below
+    }
+  }
+  return value === undefined ? {} : { value: toJson(value) }
+}
+
+/** A value made JSON-safe (functions, cycles and undefined dropped). */
+export function toJson(value: unknown): Json {
+  if (value === undefined) return null
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value === null)
+    return value
+  try {
+    return JSON.parse(JSON.stringify(value)) as Json
+  } catch {
+    return String(value)
+  }
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
