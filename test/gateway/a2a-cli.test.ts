@@ -164,12 +164,17 @@ describe('warden a2a (CLI, the documented example)', () => {
       })
     const anonymous = await send({})
     expect(anonymous.status).toBe(401)
-    expect(await anonymous.text()).toContain('an access token is required')
-    const forged = await send({ authorization: 'Bearer wdn_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })
+    expect(((await anonymous.json()) as { error: { message: string } }).error.message).toContain(
+      'an access token is required',
+    )
+    const forged = await send({
+      authorization: 'Bearer wdn_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    })
     expect(forged.status).toBe(401)
     const otherTenant = await send({ authorization: `Bearer ${token}`, 'x-warden-tenant': 'globex' })
     expect(otherTenant.status).toBe(403)
-    expect(await otherTenant.text()).toContain('this token belongs to tenant "acme"')
+    const refusal = (await otherTenant.json()) as { error: { message: string } }
+    expect(refusal.error.message).toContain('this token belongs to tenant "acme"')
     const allowed = await send({ authorization: `Bearer ${token}` })
     expect(allowed.status, await allowed.clone().text()).toBe(200)
     gateway.child.kill('SIGTERM')

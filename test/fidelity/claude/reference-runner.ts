@@ -120,6 +120,8 @@ function runOne(
       clearTimeout(timer)
       resolve(interpret(code, stdout, stderr, String(input.hook_event_name)))
     })
+    // A hook that exits without reading its input closes the pipe: as for Claude Code, not an error.
+    child.stdin.on('error', () => undefined)
     child.stdin.end(JSON.stringify(input))
   })
 }
