@@ -4,7 +4,7 @@
 // problem as file:line:col. Exit 0 when there is none, 1 otherwise.
 
 import { stat } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { basename, resolve } from 'node:path'
 import type { HookDefinition } from '../core/index.js'
 import {
   duplicateHookProblems,
@@ -16,7 +16,7 @@ import {
 } from '../sources/index.js'
 import { parseArgs } from './args.js'
 import type { CliIo } from './io.js'
-import { styleFor } from './style.js'
+import { type Progress, progress, styleFor } from './style.js'
 
 const HELP = `usage: warden hooks validate [--config warden.yaml] DIR|FILE.md...
 
@@ -78,7 +78,16 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       (s) => s.isFile(),
       () => false,
     )
-    const loaded = isFile ? singleFile(await loadHookFile(path)) : await loadHookDir(path)
+    let shown: Progress | undefined
+    const loaded = isFile
+      ? singleFile(await loadHookFile(path))
+      : await loadHookDir(path, {
+          onFile(file, index, total) {
+            if (index === 0) shown = progress(io, total, `checking ${target}`)
+            shown?.tick(basename(file))
+          },
+        })
+    shown?.done()
     files += loaded.files.length
     problems.push(...loaded.problems)
     warnings.push(...loaded.warnings)

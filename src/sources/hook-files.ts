@@ -116,7 +116,10 @@ export async function listHookFiles(dir: string): Promise<string[]> {
  * Loads every hook file of a folder. Hooks come only from files without problems; the
  * report lists the problems and warnings of all files. Never throws.
  */
-export async function loadHookDir(dir: string): Promise<SourceReport & { files: HookFileResult[] }> {
+export async function loadHookDir(
+  dir: string,
+  options: { onFile?: (file: string, index: number, total: number) => void } = {},
+): Promise<SourceReport & { files: HookFileResult[] }> {
   const folder = resolve(dir)
   const report = { ...emptyReport(), files: [] as HookFileResult[] }
   let files: string[]
@@ -138,7 +141,8 @@ export async function loadHookDir(dir: string): Promise<SourceReport & { files: 
   }
   if (files.length === 0)
     report.warnings.push({ file: folder, message: 'the folder holds no hook files (*.md)' })
-  for (const file of files) {
+  for (const [index, file] of files.entries()) {
+    options.onFile?.(file, index, files.length)
     const result = await loadHookFile(file)
     report.files.push(result)
     report.problems.push(...result.problems)

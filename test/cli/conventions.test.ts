@@ -151,4 +151,15 @@ describe('colour and tables', () => {
     piped.done()
     expect(quiet).toEqual([])
   })
+
+  it('hooks validate shows which file it is checking on a terminal, and nothing extra when piped', async () => {
+    const terminal = captured()
+    terminal.isTTY = true
+    expect(await main(['hooks', 'validate', 'examples/hooks-md'], terminal)).toBe(0)
+    expect(terminal.err).toMatch(/checking examples\/hooks-md 1\/\d+ \S+\.md/)
+    const piped = captured()
+    expect(await main(['hooks', 'validate', 'examples/hooks-md'], piped)).toBe(0)
+    expect(piped.err).toBe('')
+    expect(piped.out).toMatch(/hook files? checked: 0 problems/)
+  })
 })
