@@ -1,5 +1,5 @@
 // The `audit:` setting of warden.yaml as writer options: `sync`, `async`, or
-// `{mode, batchSize, intervalMs, maxQueue}`. Checked again here so a caller that builds
+// `{mode, batchSize, intervalMs, maxQueue, syncTimeoutMs}`. Checked again here so a caller that builds
 // options by hand gets the same clear errors as one that loads a file.
 
 import { z } from 'zod'
@@ -15,6 +15,7 @@ export const auditSettingSchema = z.union([
       batchSize: z.number().int().positive().max(10_000).optional(),
       intervalMs: z.number().int().positive().max(60_000).optional(),
       maxQueue: z.number().int().positive().optional(),
+      syncTimeoutMs: z.number().int().positive().max(600_000).optional(),
     })
     .strict(),
 ])
@@ -34,5 +35,6 @@ export function auditOptionsFromSetting(setting: unknown): AuditOptions {
   if (value.batchSize !== undefined) options.batchSize = value.batchSize
   if (value.intervalMs !== undefined) options.intervalMs = value.intervalMs
   if (value.maxQueue !== undefined) options.maxQueue = value.maxQueue
+  if (value.syncTimeoutMs !== undefined) options.syncTimeoutMs = value.syncTimeoutMs
   return options
 }

@@ -120,6 +120,7 @@ const configSchema = z
               batchSize: z.number().int().positive().max(10_000).optional(),
               intervalMs: z.number().int().positive().max(60_000).optional(),
               maxQueue: z.number().int().positive().optional(),
+              syncTimeoutMs: z.number().int().positive().max(600_000).optional(),
             })
             .strict(),
         ],

@@ -157,6 +157,11 @@ describe('audit writer', () => {
       batchSize: 50,
       intervalMs: 200,
     })
+    expect(auditOptionsFromSetting({ mode: 'sync', syncTimeoutMs: 2500 })).toEqual({
+      mode: 'sync',
+      syncTimeoutMs: 2500,
+    })
+    expect(() => auditOptionsFromSetting({ syncTimeoutMs: 0 })).toThrow(/syncTimeoutMs/)
     expect(() => auditOptionsFromSetting({ batchsize: 5 })).toThrow(/unknown field "batchsize"/)
   })
 })
