@@ -43,6 +43,12 @@ export interface A2aPayload {
   to?: JsonObject
 }
 
+/** What `a2a.response` carries: one answer or streamed event from the upstream agent. */
+export interface A2aResponsePayload extends A2aPayload {
+  direction: 'inbound'
+  kind: 'task' | 'message' | 'statusUpdate' | 'artifactUpdate' | 'result'
+}
+
 /** The payload shape of each canonical event. */
 export interface PayloadByEvent {
   'agent.trigger': { trigger: JsonObject }
@@ -63,6 +69,13 @@ export interface PayloadByEvent {
   'a2a.pushConfig.get': { a2a: A2aPayload }
   'a2a.pushConfig.set': { a2a: A2aPayload }
   'a2a.resubscribe': { a2a: A2aPayload }
+  'a2a.list': { a2a: A2aPayload }
+  'a2a.pushConfig.list': { a2a: A2aPayload }
+  'a2a.pushConfig.delete': { a2a: A2aPayload }
+  /** The upstream agent's card as `warden a2a` is about to serve it. */
+  'a2a.card': { a2a: { method: 'agentCard'; card: JsonObject; to?: JsonObject } }
+  /** An answer or one streamed event coming back from the upstream agent. */
+  'a2a.response': { a2a: A2aResponsePayload }
   'model.pre': { model: { messages: Json[]; name?: string; tools?: Json[] } }
   'model.post': { model: { response: Json; name?: string; usage?: JsonObject } }
   'subagent.start': { subagent: { name?: string; task?: Json } }
@@ -71,6 +84,14 @@ export interface PayloadByEvent {
   'session.start': { session: { source?: string } }
   'session.end': { session: { reason?: string } }
   error: { error: { message: string; code?: string } }
+  /** ACS turn and compaction boundaries and skills: the ACS step payload as sent. */
+  'turn.begin': JsonObject
+  'turn.finish': JsonObject
+  'compact.pre': JsonObject
+  'compact.post': JsonObject
+  'skill.register': JsonObject
+  'skill.load': JsonObject
+  'skill.unload': JsonObject
 }
 
 /** A payload: the typed shape for catalog events, any JSON object for custom ones. */
