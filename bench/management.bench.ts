@@ -3,7 +3,7 @@
 // - POST /aos maximum throughput with 20 real `/ws` clients subscribed to `decision` against
 //   the same server with none, in alternating rounds (ABBA order) of autocannon with the
 //   same body, connections and duration, keeping each side's best round. The subscribers
-//   run in their own child process (this same file, started with MGMT_BENCH_ROLE) so that
+//   run in their own child process (bench/ws-subscribers.ts) so that
 //   the load generator's event loop does not also read their pushes; each counts the
 //   `decision` pushes it receives, and a round where a subscriber got none fails the run.
 //   The server's CPU time per request (from /proc) is shown beside it for both sides: it is
@@ -15,18 +15,15 @@
 // Only this one: `npm run bench -- management`. MGMT_BENCH_SECONDS sets the seconds of a
 // throughput round (default 3), MGMT_BENCH_APPROVALS the approvals measured (default 200).
 
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, request as httpRequest } from 'node:http'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import WebSocket from 'ws'
 import { type BenchResult, quantile, type ServedWarden, serveCompiledWarden } from './lib.js'
-
-const SELF = fileURLToPath(import.meta.url)
+import { WsClient, within } from './ws-client.js'
+import { SUBSCRIBERS, type Subscribers, startSubscribers } from './ws-subscribers.js'
 
 /** The part of autocannon's result this benchmark reads (the package ships no types). */
 interface AutocannonResult {
@@ -47,22 +44,8 @@ const ROUND_SECONDS = Number(process.env.MGMT_BENCH_SECONDS ?? 3)
 const ROUNDS = 4
 const WARMUP_SECONDS = 2
 const CONNECTIONS = 32
-const SUBSCRIBERS = 20
 /** Approvals measured (after a tenth as many not counted, to warm up). */
 const APPROVALS = Number(process.env.MGMT_BENCH_APPROVALS ?? 200)
-/** Longest wait for the last pushes of a round to arrive, in ms. */
-const SETTLE_MS = 5000
-/** Longest wait for an answer or a push before the run fails, in ms. */
-const TIMEOUT_MS = 10_000
-
-/** The promise, or a rejection naming what did not come within TIMEOUT_MS. */
-function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no ${what} within ${TIMEOUT_MS} ms`)), TIMEOUT_MS)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
-}
 
 /** A cheap stack: a static deny skipped by its matcher, CEL-gated deny and allow, an ask for transfers. */
 const CONFIG = `
@@ -132,123 +115,6 @@ const BODY = aosBody('tool-sms', 'send_sms', {
 /** The body `transfers-ask` holds for approval. */
 const ASK_BODY = aosBody('tool-wire', 'wire_transfer', { iban: 'DE89370400440532013000', amount: '120' })
 
-/** A decision push, told apart by its first bytes (the subscribers do not parse every push). */
-const DECISION_PREFIX = '{"type":"event","event":"decision"'
-
-interface Frame {
-  type: 'res' | 'event'
-  id?: number
-  ok?: boolean
-  payload?: { id?: string; count?: number } & Record<string, unknown>
-  error?: { code: string; message: string }
-  event?: string
-}
-
-/** A `/ws` client: requests answered by id, pushes counted or handed to a waiter. */
-class WsClient {
-  decisions = 0
-  dropped = 0
-  private next = 1
-  private readonly answers = new Map<number, (frame: Frame) => void>()
-  private readonly pushWaiters = new Map<string, (frame: Frame) => void>()
-
-  private constructor(readonly socket: WebSocket) {
-    socket.on('message', (data: Buffer) => {
-      if (
-        data.length > DECISION_PREFIX.length &&
-        data.toString('latin1', 0, DECISION_PREFIX.length) === DECISION_PREFIX
-      ) {
-        this.decisions++
-        return
-      }
-      const frame = JSON.parse(data.toString('utf8')) as Frame
-      if (frame.type === 'res' && typeof frame.id === 'number') {
-        this.answers.get(frame.id)?.(frame)
-        this.answers.delete(frame.id)
-      } else if (frame.type === 'event' && frame.event === 'push.dropped') {
-        this.dropped += frame.payload?.count ?? 0
-      } else if (frame.type === 'event' && frame.event) {
-        const waiter = this.pushWaiters.get(frame.event)
-        this.pushWaiters.delete(frame.event)
-        waiter?.(frame)
-      }
-    })
-  }
-
-  static connect(url: string, token: string): Promise<WsClient> {
-    const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/ws`, {
-      headers: { authorization: `Bearer ${token}` },
-      perMessageDeflate: false,
-    })
-    return new Promise((resolve, reject) => {
-      socket.once('open', () => resolve(new WsClient(socket)))
-      socket.once('unexpected-response', (_req, res) =>
-        reject(new Error(`/ws answered HTTP ${res.statusCode}`)),
-      )
-      socket.once('error', reject)
-    })
-  }
-
-  /** Sends a request; resolves with its answer's payload, rejects with its error. */
-  call(method: string, params: unknown = {}): Promise<Frame['payload']> {
-    const id = this.next++
-    const answer = new Promise<Frame['payload']>((resolve, reject) => {
-      this.answers.set(id, (frame) =>
-        frame.ok
-          ? resolve(frame.payload)
-          : reject(new Error(`${method} failed: ${JSON.stringify(frame.error)}`)),
-      )
-      this.socket.send(JSON.stringify({ type: 'req', id, method, params }))
-    })
-    return within(answer, `answer to ${method}`)
-  }
-
-  /** The next push of an event (one waiter per event at a time). */
-  nextPush(event: string): Promise<Frame> {
-    return within(new Promise((resolve) => this.pushWaiters.set(event, resolve)), `${event} push`)
-  }
-
-  close(): void {
-    this.socket.close()
-  }
-}
-
-/**
- * The subscribers' child: on "open", connects SUBSCRIBERS clients subscribed to `decision`;
- * on "close", waits for the pushes to stop coming and answers with what each received.
- */
-async function subscribersChild(url: string, token: string): Promise<void> {
-  let clients: WsClient[] = []
-  const send = (message: unknown) => process.send?.(message)
-  process.on('message', async (message: { type: string }) => {
-    if (message.type === 'open') {
-      clients = await Promise.all(Array.from({ length: SUBSCRIBERS }, () => WsClient.connect(url, token)))
-      await Promise.all(clients.map((c) => c.call('subscribe', { events: ['decision'] })))
-      send({ type: 'subscribed' })
-    } else if (message.type === 'close') {
-      const total = () => clients.reduce((sum, c) => sum + c.decisions, 0)
-      const deadline = performance.now() + SETTLE_MS
-      let last = -1
-      while (total() !== last && performance.now() < deadline) {
-        last = total()
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      }
-      send({
-        type: 'counts',
-        pushes: clients.map((c) => c.decisions),
-        dropped: clients.map((c) => c.dropped),
-      })
-      for (const c of clients) c.close()
-      clients = []
-    }
-  })
-  process.on('disconnect', () => process.exit(0))
-}
-
-if (process.env.MGMT_BENCH_ROLE === 'subscribers') {
-  await subscribersChild(String(process.env.MGMT_BENCH_URL), String(process.env.MGMT_BENCH_TOKEN))
-}
-
 /** CPU time of a process in ms (user + system), where /proc tells it; NaN elsewhere. */
 function cpuMs(pid: number | undefined): number {
   try {
@@ -264,45 +130,6 @@ type Served = ServedWarden
 /** Starts `warden serve` from the compiled package (`npm run bench` builds it) on a free port. */
 function serveWarden(dir: string, db: string, secretKey: string): Promise<Served> {
   return serveCompiledWarden({ dir, db, config: CONFIG, env: { WARDEN_SECRET_KEY: secretKey } })
-}
-
-/** The subscribers' child process, driven over IPC. */
-interface Subscribers {
-  proc: ChildProcess
-  open(): Promise<void>
-  close(): Promise<{ pushes: number[]; dropped: number[] }>
-}
-
-function startSubscribers(url: string, token: string): Subscribers {
-  const proc = spawn(process.execPath, ['--import', 'tsx', SELF], {
-    env: { ...process.env, MGMT_BENCH_ROLE: 'subscribers', MGMT_BENCH_URL: url, MGMT_BENCH_TOKEN: token },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  })
-  const reply = <T>(type: string) =>
-    new Promise<T>((resolve, reject) => {
-      const onMessage = (message: { type: string } & T) => {
-        if (message.type !== type) return
-        proc.off('message', onMessage)
-        proc.off('exit', onExit)
-        resolve(message)
-      }
-      const onExit = (code: number | null) => reject(new Error(`the subscribers exited with ${code}`))
-      proc.on('message', onMessage)
-      proc.once('exit', onExit)
-    })
-  return {
-    proc,
-    async open() {
-      const subscribed = reply<unknown>('subscribed')
-      proc.send({ type: 'open' })
-      await subscribed
-    },
-    async close() {
-      const counts = reply<{ pushes: number[]; dropped: number[] }>('counts')
-      proc.send({ type: 'close' })
-      return counts
-    },
-  }
 }
 
 interface Round {
