@@ -31,6 +31,11 @@ export interface PersistenceOptions {
   /** warden.yaml's raw sections (`db`, `audit`, `limits.breaker`). */
   config?: Record<string, unknown> | undefined
   breaker?: Partial<BreakerOptions> | undefined
+  /**
+   * GoClaw's breaker: a trip also switches the hook off in the store (`enabled = false`,
+   * as hooks.list shows it) until hooks.toggle turns it back on.
+   */
+  disableOnTrip?: boolean
   env?: NodeJS.ProcessEnv
   cwd?: string
   /**
@@ -91,6 +96,7 @@ export async function openPersistence(options: PersistenceOptions = {}): Promise
   }
   const breaker = await openStoreBreakerState(store, {
     ...(options.breaker ? { breaker: options.breaker } : {}),
+    ...(options.disableOnTrip ? { disableOnTrip: true } : {}),
     onError: report,
   })
   const metrics = createMetrics()

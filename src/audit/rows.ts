@@ -1,9 +1,17 @@
 // What one decision becomes in the audit tables: a decision row (who, which event, what
 // was decided, by which hooks and policy versions, on which input, with which output), one
-// row per hook that took part, and an approval row when a human was asked.
+// row per hook that took part (with its metadata: matcher and `if` results, what the
+// handler reported, the trace id), and an approval row when a human was asked.
 
 import type { DecisionRecord, HookTrace, JsonObject } from '../core/index.js'
-import type { ApprovalRow, ApprovalStatus, DecisionRow, ExecutionRow, SecretBox } from '../store/index.js'
+import type {
+  ApprovalRow,
+  ApprovalStatus,
+  DecisionRow,
+  ExecutionMetadata,
+  ExecutionRow,
+  SecretBox,
+} from '../store/index.js'
 
 /** Characters of a hook error kept in clear; the full error is sealed. */
 export const ERROR_CLEAR_CHARS = 256
@@ -130,5 +138,22 @@ function executionRow(
     row.error = trace.error.message.slice(0, ERROR_CLEAR_CHARS)
     if (secrets) row.errorSealed = secrets.seal(trace.error.message)
   }
+  const metadata = executionMetadata(trace, decision.traceId)
+  if (metadata) row.metadata = metadata
   return row
+}
+
+/**
+ * What an execution row's `metadata` holds: the trace's matcher and `if` results and
+ * handler facts, and the decision's trace id; undefined when nothing is known.
+ */
+export function executionMetadata(
+  trace: HookTrace,
+  traceId: string | undefined,
+): ExecutionMetadata | undefined {
+  const meta = trace.meta
+  if (!meta && traceId === undefined) return undefined
+  const out: ExecutionMetadata = meta ? { ...meta } : {}
+  if (traceId !== undefined) out.traceId = traceId
+  return out
 }

@@ -18,9 +18,7 @@ import {
   buildEngine,
   formatProblem,
   loadConfig,
-  loadGoclawHooks,
   loadHookSources,
-  mergeReports,
   type WardenConfig,
 } from '../sources/index.js'
 import { parseArgs } from './args.js'
@@ -82,6 +80,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1
   }
   let extraHooks: HookDefinition[] = []
+  let tenantTokenBudgets: Record<string, number> | undefined
   const { hooks: hookDirs, profile: profiles, goclaw } = parsed.values
   const claudeSettings = [
     ...(parsed.values['claude-settings'] ?? []),
@@ -93,16 +92,17 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       hookDirs: where(hookDirs),
       claudeSettings: where(claudeSettings),
       profiles: where(profiles),
+      goclaw: where(goclaw),
       env: io.env,
       ...(config ? { config } : {}),
     })
-    for (const path of where(goclaw)) mergeReports(report, await loadGoclawHooks(path))
     for (const warning of report.warnings) io.stderr(`warden check: warning: ${formatProblem(warning)}\n`)
     if (report.problems.length > 0) {
       for (const problem of report.problems) io.stderr(`warden check: ${formatProblem(problem)}\n`)
       return 1
     }
     extraHooks = report.hooks
+    tenantTokenBudgets = report.tokenBudgets
   }
   const file = parsed.positionals[0]
   let text: string
@@ -136,6 +136,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     engine = buildEngine(config, {
       extraHooks,
       env: io.env,
+      ...(tenantTokenBudgets ? { tenantTokenBudgets } : {}),
       // Claude Code asks its own user: the asks are passed back to it, not decided here.
       ...(askClaude
         ? {

@@ -10,7 +10,13 @@ import type { FastifyInstance } from 'fastify'
 import { openPersistence, type Persistence, secretBoxFrom } from '../audit/index.js'
 import { DEFAULT_LIMITS, type HookDefinition } from '../core/index.js'
 import type { TokenLedger } from '../handlers/index.js'
-import { BudgetWatch, createLogger, metricsPlugin, traceEngine } from '../observability/index.js'
+import {
+  BudgetWatch,
+  createLogger,
+  metricsPlugin,
+  securityLogRecorder,
+  traceEngine,
+} from '../observability/index.js'
 import {
   acsServerOptions,
   createServer,
@@ -21,6 +27,7 @@ import {
 } from '../server/index.js'
 import {
   attachHookDir,
+  breakerDisablesOnTrip,
   buildEngine,
   formatProblem,
   type HookDirWatcher,
@@ -52,6 +59,7 @@ options:
                       a broken one reported and its previous version kept (repeatable)
   --claude-settings F the hooks of a Claude Code settings file (repeatable)
   --profile FILE      the hooks of a loom agent.json profile (repeatable)
+  --goclaw FILE       GoClaw hook definitions and tenant budgets (JSON or YAML; repeatable)
   --insecure-no-auth  allow a non-loopback --host without server.auth: token (only when
                       something in front of Warden checks callers)
   -h, --help          this text
@@ -113,11 +121,13 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   const where = (paths: string[] | undefined) => (paths ?? []).map((p) => resolve(io.cwd, p))
   let fileHooks: HookDefinition[] = []
-  const { 'claude-settings': claudeSettings, profile: profiles } = parsed.values
-  if (claudeSettings?.length || profiles?.length) {
+  let tenantTokenBudgets: Record<string, number> | undefined
+  const { 'claude-settings': claudeSettings, profile: profiles, goclaw } = parsed.values
+  if (claudeSettings?.length || profiles?.length || goclaw?.length) {
     const report = await loadHookSources({
       claudeSettings: where(claudeSettings),
       profiles: where(profiles),
+      goclaw: where(goclaw),
       env: io.env,
       ...(config ? { config } : {}),
     })
@@ -127,6 +137,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return 1
     }
     fileHooks = report.hooks
+    tenantTokenBudgets = report.tokenBudgets
   }
   const section = (config?.raw.server ?? {}) as ServerSection
   const port =
@@ -147,6 +158,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     ...(io.env.WARDEN_LOG_LEVEL ? { level: io.env.WARDEN_LOG_LEVEL } : {}),
     destination: { write: (line: string) => void io.stderr(line) },
   })
+  // limits.breaker.disableOnTrip: GoClaw's breaker, a trip switches the hook off in the store.
+  const disableOnTrip = breakerDisablesOnTrip(config)
   let persistence: Persistence
   try {
     persistence = await openPersistence({
@@ -154,6 +167,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       db: parsed.values.db,
       config: config?.raw,
       breaker: config?.limits.breaker,
+      disableOnTrip,
       env: io.env,
       cwd: io.cwd,
     })
@@ -178,13 +192,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       chainBudgetMs: config?.limits?.chainBudgetMs ?? DEFAULT_LIMITS.chainBudgetMs,
       warn: (message, fields) => logger.warn({ ...fields, budget: true }, message),
     })
+    const recorder = budget.recorder(plane ? plane.recorder(persistence.recorder) : persistence.recorder)
     engine = buildEngine(config, {
-      recorder: budget.recorder(plane ? plane.recorder(persistence.recorder) : persistence.recorder),
+      recorder: securityLogRecorder(logger, recorder, { disableOnTrip }),
       ...(plane ? { approver: plane.approver, storedCommandHooks: allowCommandHooks === true } : {}),
       breaker: persistence.breaker,
       env: io.env,
       extraHooks: fileHooks,
       tokenLedger: storeTokenLedger(persistence),
+      ...(tenantTokenBudgets ? { tenantTokenBudgets } : {}),
     })
     await persistence.attach(engine)
     persistence.metrics.watchHooks(engine)
@@ -337,6 +353,7 @@ function parseServeArgs(args: string[]) {
       hooks: { type: 'string', multiple: true },
       'claude-settings': { type: 'string', multiple: true },
       profile: { type: 'string', multiple: true },
+      goclaw: { type: 'string', multiple: true },
       'insecure-no-auth': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },

@@ -1,9 +1,11 @@
 // The chain: runs the hooks that apply to one event in priority order, each seeing the
 // payload as modified by the ones before, stopping at the first deny, and collecting
-// asks, context and a per-hook trace. Selection (scope, matcher, `if`) happens here too.
+// asks, context and a per-hook trace. Selection (scope, matcher, `if`) happens here too,
+// as do a hook's cap on runs per turn and, for hooks that ask for it, counting their
+// denials toward the circuit breaker (GoClaw's breaker).
 
 import type { BreakerState, BreakerTrip } from './breaker.js'
-import type { HookTrace, PolicyRef, Verdict } from './decision.js'
+import type { HookMeta, HookTrace, PolicyRef, Verdict } from './decision.js'
 import { errorMessage, WardenError } from './errors.js'
 import { type CheckedEvent, checkEventShape, type JsonObject } from './events.js'
 import {
@@ -23,6 +25,7 @@ import {
   scopeCovers,
 } from './match.js'
 import { failureVerdict, type HookRun, type InFlight, runHook } from './run-hook.js'
+import { TurnCap, turnCapRefusal } from './turn-cap.js'
 
 /** A hook ready to run: its spec, executor and compiled matcher / condition. */
 export interface RegisteredHook {
@@ -31,6 +34,8 @@ export interface RegisteredHook {
   handlerType: string
   matcher?: NameMatcher
   condition?: Condition
+  /** The runs per turn, for a hook with `maxInvocationsPerTurn`. */
+  turnCap?: TurnCap
 }
 
 /**
@@ -57,6 +62,7 @@ export function prepareHook(
     execute: factory.prepare(spec.handler, spec),
     handlerType: factory.type,
   }
+  if (spec.maxInvocationsPerTurn !== undefined) entry.turnCap = new TurnCap(spec.maxInvocationsPerTurn)
   try {
     if (spec.matcher !== undefined) entry.matcher = compileMatcher(spec.matcher)
     if (spec.if !== undefined) entry.condition = compileCondition(spec.if)
@@ -108,15 +114,35 @@ function microseconds(ms: number): number {
 }
 
 /**
- * Runs the chain for one event over hooks already sorted by priority, then name.
+ * Runs the chain for one event over hooks already sorted by priority, then name. The result
+ * comes back synchronously when every hook that ran answered synchronously (no promise is
+ * made), else as a promise.
  * @param started when the dispatch began (`performance.now()`): the budget counts from there.
  */
-export async function runChain(
+export function runChain(
   event: CheckedEvent,
   hooks: readonly RegisteredHook[],
   env: ChainEnv,
   started: number,
-): Promise<ChainResult> {
+): ChainResult | Promise<ChainResult> {
+  return drive(chainSteps(event, hooks, env, started), undefined)
+}
+
+/** The chain's steps: each asynchronous hook's pending verdict is yielded, to be sent back. */
+type ChainSteps = Generator<Promise<Verdict>, ChainResult, Verdict>
+
+/** Runs the steps, resuming after each asynchronous hook once its verdict is in. */
+function drive(steps: ChainSteps, sent: Verdict | undefined): ChainResult | Promise<ChainResult> {
+  const step = sent === undefined ? steps.next() : steps.next(sent)
+  return step.done ? step.value : step.value.then((verdict) => drive(steps, verdict))
+}
+
+function* chainSteps(
+  event: CheckedEvent,
+  hooks: readonly RegisteredHook[],
+  env: ChainEnv,
+  started: number,
+): ChainSteps {
   const result: ChainResult = {
     payload: event.payload,
     modified: false,
@@ -157,9 +183,11 @@ export async function runChain(
       const target = matchTarget(current.payload)
       if (target === undefined || !entry.matcher(target)) {
         trace.skipped = target === undefined ? 'no-tool' : 'matcher'
+        if (target !== undefined) trace.meta = META.notMatched
         result.trace.push(trace)
         continue
       }
+      trace.meta = META.matched
     }
     const hookStart = lastEnd ?? clock.now()
     let verdict: Verdict | undefined
@@ -176,19 +204,30 @@ export async function runChain(
       try {
         if (!entry.condition(vars)) {
           trace.skipped = 'if'
+          trace.meta = trace.meta ? META.matchedIfFalse : META.ifFalse
           result.trace.push(trace)
           lastEnd = undefined
           continue
         }
+        trace.meta = trace.meta ? META.matchedIfTrue : META.ifTrue
       } catch (error) {
         const message = `its if expression failed: ${errorMessage(error).split('\n')[0]}`
         verdict = failureVerdict(hook, hook.onError, message)
         trace.error = { kind: 'error', message }
       }
     }
+    if (!verdict && entry.turnCap) {
+      const refused = turnCapRefusal(entry.turnCap, hook, current)
+      if (refused !== undefined) {
+        verdict = failureVerdict(hook, hook.onError, refused)
+        trace.error = { kind: 'turn-cap', message: refused }
+      }
+    }
     if (!verdict) {
       const pending = execute(entry, current, started, hookStart, env, trace)
-      verdict = pending instanceof Promise ? await pending : pending
+      verdict = pending instanceof Promise ? yield pending : pending
+      if (verdict.type === 'deny' && hook.breakerCountsBlocks && trace.error === undefined)
+        countBlock(hook, verdict.reason, env)
     }
     lastEnd = clock.now()
     trace.durationMs = microseconds(lastEnd - hookStart)
@@ -260,6 +299,22 @@ function execute(
   )
 }
 
+/** The matcher and `if` results a trace can carry, shared and frozen: no allocation per run. */
+const META = {
+  notMatched: Object.freeze({ matcherMatched: false }),
+  matched: Object.freeze({ matcherMatched: true }),
+  ifFalse: Object.freeze({ ifResult: false }),
+  ifTrue: Object.freeze({ ifResult: true }),
+  matchedIfFalse: Object.freeze({ matcherMatched: true, ifResult: false }),
+  matchedIfTrue: Object.freeze({ matcherMatched: true, ifResult: true }),
+} satisfies Record<string, HookMeta>
+
+/** A hook's own denial counted toward its breaker (GoClaw: blocks trip it like timeouts). */
+function countBlock(hook: HookSpec, reason: string, env: ChainEnv): void {
+  const tripped = env.breaker.recordFailure(hook.id, Date.now(), `it blocked: ${reason.slice(0, 200)}`)
+  if (tripped) env.onTrip(tripped, hook)
+}
+
 /** Turns what happened into the verdict, applying the failure policies and the breaker. */
 function conclude(
   run: HookRun,
@@ -270,6 +325,7 @@ function conclude(
 ): Verdict {
   const hook = entry.spec
   if (run.logs) trace.logs = run.logs
+  if (run.meta) trace.meta = trace.meta ? { ...trace.meta, ...run.meta } : run.meta
   if (run.kind === 'verdict') return run.verdict
   const message =
     run.kind === 'timeout'

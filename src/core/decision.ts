@@ -38,6 +38,33 @@ export type SkipReason =
   | 'chain-stopped'
   | 'no-tool'
 
+/**
+ * What is known about one hook run besides its verdict: whether its matcher and `if`
+ * held, and what its handler reported (command: exit code and stdout size; http: the
+ * status; prompt: the judge's model and tokens). Recorded in the audit trail.
+ */
+export interface HookMeta {
+  /** The matcher's result, for a hook with a matcher. */
+  matcherMatched?: boolean
+  /** The `if` expression's result, for a hook with one. */
+  ifResult?: boolean
+  /** Bytes the command printed on stdout. */
+  stdoutBytes?: number
+  /** The command's exit code. */
+  exitCode?: number
+  /** The HTTP status the webhook answered (the last attempt's). */
+  httpStatus?: number
+  /** The LLM judge's model. */
+  model?: string
+  /** Tokens the judge call used (0 when the answer came from the cache). */
+  tokens?: number
+  /** True when the judge's answer came from its decision cache. */
+  cached?: boolean
+}
+
+/** Why a hook's own answer was replaced by its failure policy. */
+export type HookErrorKind = 'error' | 'timeout' | 'invalid-answer' | 'breaker-open' | 'turn-cap'
+
 /** How one hook took part in a decision. */
 export interface HookTrace {
   /** The hook's engine id: its name, or `tenant/name` for a tenant's hook. */
@@ -50,11 +77,13 @@ export interface HookTrace {
   reason?: string
   durationMs: number
   /** What went wrong, when the hook failed, timed out or answered garbage. */
-  error?: { kind: 'error' | 'timeout' | 'invalid-answer' | 'breaker-open'; message: string }
+  error?: { kind: HookErrorKind; message: string }
   skipped?: SkipReason
   policy?: PolicyRef
   /** Lines the hook logged (Starlark `log`, command stderr on success). */
   logs?: string[]
+  /** Matcher and `if` results and what the handler reported, when known. */
+  meta?: HookMeta
 }
 
 /** The engine's answer for one event. */

@@ -3,7 +3,7 @@
 
 import { z } from 'zod'
 import { type EventName, lookupEventName, suggestEventNames } from './catalog.js'
-import type { PolicyRef, Verdict } from './decision.js'
+import type { HookMeta, PolicyRef, Verdict } from './decision.js'
 import { WardenError } from './errors.js'
 import type { CheckedEvent } from './events.js'
 
@@ -39,6 +39,13 @@ export interface HookDefinition {
   policy?: PolicyRef
   /** Where the definition came from (for audit and listings). */
   source?: string
+  /**
+   * Runs allowed per turn (`context.turnId`, else the session); further runs in that turn
+   * get the hook's `onError` decision (deny by default), naming the hook and the cap.
+   */
+  maxInvocationsPerTurn?: number
+  /** Count this hook's own denials toward its circuit breaker, as GoClaw does. Default false. */
+  breakerCountsBlocks?: boolean
   handler: HandlerConfig
 }
 
@@ -59,6 +66,8 @@ export interface HookSpec {
   version: number
   policy?: PolicyRef
   source?: string
+  maxInvocationsPerTurn?: number
+  breakerCountsBlocks?: boolean
   handler: HandlerConfig
 }
 
@@ -85,6 +94,12 @@ export interface HookCall {
    * `call.detail?.({...})`, and compute nothing for it when it is absent.
    */
   detail?(info: Record<string, unknown>): void
+  /**
+   * Reports small facts about this run for the audit trail (exit code, stdout size, HTTP
+   * status, judge model and tokens); several calls merge. Cheap: call it on every run.
+   * The engine always provides it; calls built by hand may not.
+   */
+  meta?(info: HookMeta): void
 }
 
 /** A prepared handler: runs one hook for one event. May throw; the engine catches it. */
@@ -177,6 +192,13 @@ const definitionSchema = z
       .strict()
       .optional(),
     source: z.string({ error: 'must be a string' }).optional(),
+    maxInvocationsPerTurn: z
+      .number({ error: 'must be a whole number of runs per turn' })
+      .int('must be a whole number of runs per turn')
+      .positive('must be at least 1')
+      .max(10_000, 'must be at most 10000')
+      .optional(),
+    breakerCountsBlocks: z.boolean({ error: 'must be true or false' }).optional(),
     handler: z
       .object(
         { type: z.string({ error: 'is required: one of the handler types, e.g. "command"' }) },
@@ -243,5 +265,7 @@ export function parseHookDefinition(input: unknown): HookSpec {
         ? { id: def.policy.id }
         : { id: def.policy.id, version: def.policy.version }
   if (def.source) spec.source = def.source
+  if (def.maxInvocationsPerTurn !== undefined) spec.maxInvocationsPerTurn = def.maxInvocationsPerTurn
+  if (def.breakerCountsBlocks) spec.breakerCountsBlocks = true
   return spec
 }

@@ -20,6 +20,8 @@ export * from './claude.js'
 export type {
   Decision,
   DecisionKind,
+  HookErrorKind,
+  HookMeta,
   HookTrace,
   Normalized,
   PolicyRef,
@@ -51,6 +53,7 @@ export type { WardenErrorCode } from './errors.js'
 export { errorMessage, WardenError } from './errors.js'
 export type {
   A2aPayload,
+  A2aResponsePayload,
   ChatMessage,
   CheckedEvent,
   EventContext,
@@ -79,3 +82,5 @@ export { compileCondition, compileMatcher, conditionVars, scopeCovers } from './
 export type { ApprovalAnswer, ApprovalRequest, Approver } from './outcome.js'
 export { renderReminders } from './outcome.js'
 export { knownPayloadBytes, payloadBytes } from './size.js'
+export type { TurnCapOptions } from './turn-cap.js'
+export { TurnCap, turnKeyOf } from './turn-cap.js'

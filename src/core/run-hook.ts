@@ -3,7 +3,7 @@
 // onTimeout / onError policy. The timer is only set up when the handler is asynchronous,
 // the abort signal only when the handler reads it.
 
-import type { Verdict } from './decision.js'
+import type { HookMeta, Verdict } from './decision.js'
 import { normalizeVerdict } from './decision.js'
 import { errorMessage } from './errors.js'
 import type { CheckedEvent } from './events.js'
@@ -11,8 +11,8 @@ import type { FailurePolicy, HookCall, HookExecutor, HookSpec } from './hook.js'
 
 /** What happened when a hook ran. */
 export type HookRun =
-  | { kind: 'verdict'; verdict: Verdict; logs?: string[] }
-  | { kind: 'error' | 'timeout' | 'invalid-answer'; message: string; logs?: string[] }
+  | { kind: 'verdict'; verdict: Verdict; logs?: string[]; meta?: HookMeta }
+  | { kind: 'error' | 'timeout' | 'invalid-answer'; message: string; logs?: string[]; meta?: HookMeta }
 
 /** One listener of {@link HookCall.onAbort}. */
 type AbortListener = (reason: Error) => void
@@ -27,6 +27,8 @@ class Call implements HookCall {
   controller: AbortController | undefined
   listeners: AbortListener | AbortListener[] | undefined
   logs: string[] | undefined
+  /** What the handler reported through `meta`. */
+  facts: HookMeta | undefined
   /** Set once the call was aborted; later `onAbort` listeners are told at once. */
   abortedWith: Error | undefined
   /** Neighbours in the engine's list of calls in flight (a list: no hashing per call). */
@@ -67,6 +69,10 @@ class Call implements HookCall {
   log(line: string): void {
     if (!this.logs) this.logs = []
     if (this.logs.length < 100) this.logs.push(String(line).slice(0, 2000))
+  }
+
+  meta(info: HookMeta): void {
+    this.facts = this.facts ? { ...this.facts, ...info } : { ...info }
   }
 
   /** Aborts the signal (if made) and tells every listener, once. */
@@ -176,7 +182,7 @@ export function runHook<T>(
     answer = execute(call)
   } catch (error) {
     call.release()
-    return finish(withLogs({ kind: 'error', message: errorMessage(error) }, call.logs))
+    return finish(withLogs({ kind: 'error', message: errorMessage(error) }, call))
   }
   if (!isPromiseLike(answer)) {
     call.release()
@@ -189,7 +195,7 @@ export function runHook<T>(
       if (done) return
       done = true
       call.abort(new Error(`hook "${hook.name}" timed out after ${timeoutMs} ms`))
-      const run = withLogs({ kind: 'timeout', message: `timed out after ${timeoutMs} ms` }, call.logs)
+      const run = withLogs({ kind: 'timeout', message: `timed out after ${timeoutMs} ms` }, call)
       deliver(run, finish, resolve, reject)
     }, timeoutMs)
     pending.then(
@@ -205,7 +211,7 @@ export function runHook<T>(
         done = true
         clearTimeout(timer)
         call.release()
-        const run = withLogs({ kind: 'error', message: errorMessage(error) }, call.logs)
+        const run = withLogs({ kind: 'error', message: errorMessage(error) }, call)
         deliver(run, finish, resolve, reject)
       },
     )
@@ -233,14 +239,16 @@ const ABSTAINED: HookRun = Object.freeze({
 }) as HookRun
 
 function settle(answer: unknown, call: Call): HookRun {
-  if (answer === undefined && call.logs === undefined) return ABSTAINED
+  if (answer === undefined && call.logs === undefined && call.facts === undefined) return ABSTAINED
   const normalized = normalizeVerdict(answer, call.event.payload)
-  if (!normalized.ok) return withLogs({ kind: 'invalid-answer', message: normalized.error }, call.logs)
-  return withLogs({ kind: 'verdict', verdict: normalized.verdict }, call.logs)
+  if (!normalized.ok) return withLogs({ kind: 'invalid-answer', message: normalized.error }, call)
+  return withLogs({ kind: 'verdict', verdict: normalized.verdict }, call)
 }
 
-function withLogs(run: HookRun, logs: string[] | undefined): HookRun {
-  if (logs) run.logs = logs
+/** The run with what the call logged and reported. */
+function withLogs(run: HookRun, call: Call): HookRun {
+  if (call.logs) run.logs = call.logs
+  if (call.facts) run.meta = call.facts
   return run
 }
 

@@ -302,6 +302,10 @@ export const commandHandler: HandlerFactory = {
           : {}),
       })
       if (call.detail) reportProcess(call, result, result)
+      call.meta?.({
+        stdoutBytes: Buffer.byteLength(result.stdout),
+        ...(result.code !== null ? { exitCode: result.code } : {}),
+      })
       if (result.stderr.trim() && result.code === 0) call.log(`stderr: ${result.stderr.trim().slice(0, 500)}`)
       return interpretProcess(result, call)
     }

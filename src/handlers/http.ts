@@ -211,6 +211,7 @@ async function send(
   }
   if (!(first instanceof OutboundError)) {
     call.detail?.({ status: first.status, attempts: 1 })
+    call.meta?.({ httpStatus: first.status })
     if (first.status < 500) return first
   }
   const cause = first instanceof OutboundError ? first.message : `${where} answered ${first.status}`
@@ -224,6 +225,7 @@ async function send(
     throw new Error(`webhook failed twice: ${errorMessage(error)}`)
   }
   call.detail?.({ status: second.status, attempts: 2 })
+  call.meta?.({ httpStatus: second.status })
   if (second.status >= 500) throw new Error(`webhook failed twice: ${where} answered ${second.status}`)
   return second
 }

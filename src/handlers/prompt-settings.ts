@@ -5,7 +5,10 @@
 import { z } from 'zod'
 import type { PromptHandlerOptions } from './prompt.js'
 
-/** Schema of `judge: { baseUrl, model, apiKeyEnv, maxCallsPerTurn, monthlyTokenBudget, cacheTtlMs }`. */
+/**
+ * Schema of `judge: { baseUrl, model, apiKeyEnv, maxCallsPerTurn, monthlyTokenBudget,
+ * tenantBudgets, cacheTtlMs, maxInputBytes }`.
+ */
 export const judgeSettingsSchema = z
   .object({
     baseUrl: z
@@ -19,6 +22,11 @@ export const judgeSettingsSchema = z
       .optional(),
     maxCallsPerTurn: z.number().int().positive().max(1000).optional(),
     monthlyTokenBudget: z.number().int().min(0, 'must be 0 (no budget) or more').optional(),
+    tenantBudgets: z
+      .record(z.string().min(1), z.number().int().min(0, 'must be 0 (no budget) or more'), {
+        error: 'must map tenant ids to monthly token budgets, e.g. { acme: 200000 }',
+      })
+      .optional(),
     cacheTtlMs: z.number().int().min(0).max(86_400_000).optional(),
     maxInputBytes: z
       .number()
@@ -47,6 +55,7 @@ export function judgeSettings(section: unknown, env: NodeJS.ProcessEnv = process
   if (baseUrl && model) settings.judge = { baseUrl, model, ...(apiKey ? { apiKey } : {}) }
   if (s.maxCallsPerTurn !== undefined) settings.maxCallsPerTurn = s.maxCallsPerTurn
   if (s.monthlyTokenBudget !== undefined) settings.monthlyTokenBudget = s.monthlyTokenBudget
+  if (s.tenantBudgets !== undefined) settings.tenantTokenBudgets = s.tenantBudgets
   if (s.cacheTtlMs !== undefined) settings.cacheTtlMs = s.cacheTtlMs
   if (s.maxInputBytes !== undefined) settings.maxInputBytes = s.maxInputBytes
   return settings

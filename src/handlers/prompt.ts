@@ -65,6 +65,11 @@ export interface PromptHandlerOptions {
   maxCallsPerTurn?: number
   /** Tokens per tenant per calendar month (UTC); 0 = no budget. */
   monthlyTokenBudget?: number
+  /**
+   * Monthly token budgets of named tenants (GoClaw's `budget_total`), each replacing
+   * `monthlyTokenBudget` for its tenant; 0 = no budget for that tenant.
+   */
+  tenantTokenBudgets?: Readonly<Record<string, number>>
   ledger?: TokenLedger
   maxInputBytes?: number
   now?: () => number
@@ -76,6 +81,7 @@ export function createPromptHandler(options: PromptHandlerOptions): HandlerFacto
   const cache = new DecisionCache(options.cacheTtlMs ?? JUDGE_CACHE_TTL_MS, now)
   const turns = new TurnCounter(options.maxCallsPerTurn ?? JUDGE_CALLS_PER_TURN)
   const budget = options.monthlyTokenBudget ?? JUDGE_MONTHLY_TOKENS
+  const tenantBudgets = new Map(Object.entries(options.tenantTokenBudgets ?? {}))
   const ledger = options.ledger ?? memoryTokenLedger()
   const maxInputBytes = options.maxInputBytes ?? JUDGE_MAX_INPUT_BYTES
   const secrets = options.judge?.apiKey ? [options.judge.apiKey] : []
@@ -123,6 +129,7 @@ export function createPromptHandler(options: PromptHandlerOptions): HandlerFacto
     const cached = cache.get(key)
     if (cached) {
       call.log('decision taken from the judge cache')
+      call.meta?.({ model: endpoint.model, tokens: 0, cached: true })
       call.detail?.({
         judgeDecision: cached.type,
         judgeReason: cached.reason,
@@ -133,12 +140,15 @@ export function createPromptHandler(options: PromptHandlerOptions): HandlerFacto
     }
     const tenant = event.context.tenantId ?? 'default'
     const month = monthOf(now())
-    if (budget > 0) {
+    const own = tenantBudgets.get(tenant)
+    const limit = own ?? budget
+    if (limit > 0) {
       const used = await ledger.used(tenant, month)
-      if (used >= budget) {
+      if (used >= limit) {
+        const setting = own === undefined ? 'judge.monthlyTokenBudget' : `judge.tenantBudgets.${tenant}`
         return {
           type: 'deny',
-          reason: `tenant "${tenant}" has used its monthly LLM judge budget (${used} of ${budget} tokens in ${month}); raise judge.monthlyTokenBudget or wait for next month`,
+          reason: `tenant "${tenant}" has used its monthly LLM judge budget (${used} of ${limit} tokens in ${month}); raise ${setting} or wait for next month`,
           reasonCode: ['judge-budget'],
         }
       }
@@ -165,9 +175,13 @@ export function createPromptHandler(options: PromptHandlerOptions): HandlerFacto
       answer = await askJudge(options.client, endpoint, body, call.signal, hook.timeoutMs + 1000)
     } catch (error) {
       // An unusable answer still cost tokens: the budget counts them.
-      if (error instanceof JudgeAnswerError) await ledger.add(tenant, month, error.tokens)
+      if (error instanceof JudgeAnswerError) {
+        call.meta?.({ model: endpoint.model, tokens: error.tokens })
+        await ledger.add(tenant, month, error.tokens)
+      }
       throw error
     }
+    call.meta?.({ model: endpoint.model, tokens: answer.tokens, cached: false })
     await ledger.add(tenant, month, answer.tokens)
     call.detail?.({
       judgeDecision: answer.decision,

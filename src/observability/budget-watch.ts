@@ -69,7 +69,8 @@ export class BudgetWatch {
       if (entry.outcome === 'skipped') continue
       const window = this.windowOf(entry.id)
       window.durations[window.next] = entry.durationMs
-      window.failed[window.next] = entry.error && entry.error.kind !== 'breaker-open' ? 1 : 0
+      window.failed[window.next] =
+        entry.error && entry.error.kind !== 'breaker-open' && entry.error.kind !== 'turn-cap' ? 1 : 0
       window.timedOut[window.next] = entry.error?.kind === 'timeout' ? 1 : 0
       window.next = (window.next + 1) % this.size
       window.filled = Math.min(this.size, window.filled + 1)

@@ -1,5 +1,5 @@
 // Observability: OpenTelemetry spans around dispatches (no-op without an SDK), Prometheus
-// metrics on /metrics, and structured JSON logs.
+// metrics on /metrics, structured JSON logs, and `security.hook.*` lines for hook events.
 
 export type { BudgetWarn, BudgetWatchOptions } from './budget-watch.js'
 export { BudgetWatch } from './budget-watch.js'
@@ -14,4 +14,13 @@ export {
 } from './logger.js'
 export type { RouteHost, WardenMetrics } from './metrics.js'
 export { createMetrics, metricsPlugin, registerMetrics } from './metrics.js'
+export type { SecurityHookEvent, SecurityLogOptions } from './security-log.js'
+export {
+  logBreakerTrip,
+  logHookSecurity,
+  SECURITY_HOOK_EVENTS,
+  SECURITY_REASON_CHARS,
+  securityEventOf,
+  securityLogRecorder,
+} from './security-log.js'
 export { activeTraceId, TRACER_NAME, traceEngine } from './tracing.js'

@@ -19,6 +19,7 @@ const limitsSchema = z
       .object({
         failures: z.number().int().positive().optional(),
         windowMs: z.number().int().positive().optional(),
+        disableOnTrip: z.boolean({ error: 'must be true or false' }).optional(),
       })
       .strict()
       .optional(),
@@ -189,6 +190,12 @@ export function parseConfig(text: string, baseDir: string, label = 'warden.yaml'
   )
   const limits = (parsed.data.limits ?? {}) as Partial<Limits>
   return { baseDir, hooks, limits, raw: data as Record<string, unknown> }
+}
+
+/** Whether `limits.breaker.disableOnTrip` is on: a trip switches the hook off (GoClaw). */
+export function breakerDisablesOnTrip(config: WardenConfig | undefined): boolean {
+  const limits = config?.raw.limits as { breaker?: { disableOnTrip?: unknown } } | undefined
+  return limits?.breaker?.disableOnTrip === true
 }
 
 /** Reads and parses a warden.yaml file. */

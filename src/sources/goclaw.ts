@@ -3,8 +3,11 @@
 // tool name), `if_expr` (CEL over tool_name, tool_input, depth), `timeout_ms` (at most
 // 10 000), `on_timeout` block | allow, `priority` (GoClaw runs higher first: it is negated
 // into Warden's lower-first order), `enabled`, `scope` global | tenant | agent with
-// `tenant_id` and `agent_ids`. A file holds a list of definitions or `{"hooks": [...]}`,
-// as JSON or YAML. Fields Warden does not know are warnings naming the hook.
+// `tenant_id` and `agent_ids`, `max_invocations_per_turn` (on the hook or in its config).
+// Every GoClaw hook counts its blocks toward its circuit breaker, as GoClaw's does. A file
+// holds a list of definitions or `{"hooks": [...], "budgets": [...]}`, as JSON or YAML;
+// `budgets` rows `{tenant_id, budget_total}` are tenants' monthly LLM judge token budgets.
+// Fields Warden does not know are warnings naming the hook.
 
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
@@ -32,6 +35,7 @@ const KNOWN_FIELDS = new Set([
   'tenant_id',
   'agent_ids',
   'version',
+  'max_invocations_per_turn',
   'description',
   'created_at',
   'updated_at',
@@ -74,6 +78,10 @@ export function parseGoclawHooks(text: string, file: string): SourceReport {
     report.problems.push({ file, message: 'a GoClaw hook file must be a list of hooks or {"hooks": [...]}' })
     return report
   }
+  if (isRecord(data) && data.budgets !== undefined) {
+    const budgets = goclawBudgets(data.budgets, (message) => report.problems.push({ file, message }))
+    if (budgets) report.tokenBudgets = budgets
+  }
   list.forEach((entry, i) => {
     const definition = goclawDefinition(entry, `hooks[${i}]`, {
       problem: (message) => report.problems.push({ file, message }),
@@ -82,6 +90,36 @@ export function parseGoclawHooks(text: string, file: string): SourceReport {
     if (definition) report.hooks.push({ ...definition, source: `goclaw:${file}` })
   })
   return report
+}
+
+/**
+ * Tenants' monthly LLM judge token budgets from GoClaw's `budgets` rows
+ * (`[{tenant_id, budget_total}]`; 0 = no budget for that tenant).
+ * @returns the budgets by tenant, or undefined after reporting what is wrong.
+ */
+export function goclawBudgets(
+  rows: unknown,
+  problem: (message: string) => void,
+): Record<string, number> | undefined {
+  if (!Array.isArray(rows)) {
+    problem('budgets must be a list of {"tenant_id": ..., "budget_total": tokens}')
+    return undefined
+  }
+  const budgets: Record<string, number> = {}
+  for (const [i, row] of rows.entries()) {
+    const tenant = isRecord(row) ? row.tenant_id : undefined
+    const total = isRecord(row) ? row.budget_total : undefined
+    if (typeof tenant !== 'string' || tenant === '') {
+      problem(`budgets[${i}] needs a tenant_id`)
+      return undefined
+    }
+    if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) {
+      problem(`budgets[${i}] (tenant "${tenant}"): budget_total must be a whole number of tokens, 0 or more`)
+      return undefined
+    }
+    budgets[tenant] = total
+  }
+  return budgets
 }
 
 /** Where a conversion reports. */
@@ -120,7 +158,7 @@ export function goclawDefinition(entry: unknown, at: string, sink: GoclawSink): 
   if (!isRecord(config)) return fail('config must be an object')
   const handler = handlerOf(entry.handler_type, config, fail)
   if (!handler) return undefined
-  const definition: HookDefinition = { name, event: entry.event, handler }
+  const definition: HookDefinition = { name, event: entry.event, handler, breakerCountsBlocks: true }
   if (entry.matcher !== undefined && entry.matcher !== null && entry.matcher !== '') {
     if (typeof entry.matcher !== 'string') return fail('matcher must be a regex string')
     definition.matcher = entry.matcher
@@ -157,6 +195,12 @@ export function goclawDefinition(entry: unknown, at: string, sink: GoclawSink): 
     if (typeof entry.version !== 'number' || !Number.isInteger(entry.version) || entry.version < 1)
       return fail('version must be a whole number from 1')
     definition.version = entry.version
+  }
+  const cap = entry.max_invocations_per_turn ?? config.max_invocations_per_turn
+  if (cap !== undefined && cap !== null && cap !== 0) {
+    if (typeof cap !== 'number' || !Number.isInteger(cap) || cap < 1 || cap > 10_000)
+      return fail('max_invocations_per_turn must be a whole number from 1 to 10000')
+    definition.maxInvocationsPerTurn = cap
   }
   const scope = scopeOf(entry, fail)
   if (scope === null) return undefined

@@ -21,6 +21,8 @@ export interface SourceReport {
   problems: SourceProblem[]
   /** Things worth fixing that did not keep anything from loading (unknown keys, ...). */
   warnings: SourceProblem[]
+  /** Monthly LLM judge token budgets by tenant (GoClaw's `budget_total`), when a source sets them. */
+  tokenBudgets?: Record<string, number>
 }
 
 /** An empty report. */
@@ -43,6 +45,7 @@ export function mergeReports(into: SourceReport, next: SourceReport): SourceRepo
   into.hooks.push(...next.hooks)
   into.problems.push(...next.problems)
   into.warnings.push(...next.warnings)
+  if (next.tokenBudgets) into.tokenBudgets = { ...into.tokenBudgets, ...next.tokenBudgets }
   return into
 }
 

@@ -1,6 +1,6 @@
 // Wiring the file-based hook sources into a runtime: loading hook folders, Claude Code
-// settings and agent.json profiles together (what `warden check` and `warden serve` take as
-// --hooks, --claude-settings and --profile), the settings of the script and profile-action
+// settings, agent.json profiles and GoClaw hook files together (what `warden check` and
+// `warden serve` take as --hooks, --claude-settings, --profile and --goclaw), the settings of the script and profile-action
 // handlers, and the WARDEN_DISABLE_HOOKS kill switch, which turns every hook off and says
 // so on stderr each time an engine starts.
 
@@ -9,6 +9,7 @@ import type { ScriptHandlerOptions } from '../handlers/index.js'
 import type { OutboundClient } from '../net/index.js'
 import { loadClaudeSettings } from './claude-settings.js'
 import type { WardenConfig } from './config.js'
+import { loadGoclawHooks } from './goclaw.js'
 import { duplicateHookProblems, loadHookDir } from './hook-files.js'
 import { emptyReport, mergeReports, type SourceReport } from './hook-files-report.js'
 import { loadProfile } from './profile.js'
@@ -26,6 +27,8 @@ export interface HookSourceOptions {
   claudeSettings?: readonly string[]
   /** loom agent.json profiles. */
   profiles?: readonly string[]
+  /** GoClaw hook definition files (JSON or YAML). */
+  goclaw?: readonly string[]
   /** The environment (WARDEN_ALLOW_COMMAND_HOOKS, WARDEN_WEBHOOK_ALLOW); default process.env. */
   env?: NodeJS.ProcessEnv
   /** The loaded warden.yaml, for `webhooks.allow`. */
@@ -52,6 +55,7 @@ export async function loadHookSources(options: HookSourceOptions): Promise<Sourc
   for (const path of options.profiles ?? []) {
     mergeReports(report, await loadProfile(path, { env, webhookAllow }))
   }
+  for (const path of options.goclaw ?? []) mergeReports(report, await loadGoclawHooks(path))
   report.problems.push(...duplicateHookProblems([...(options.config?.hooks ?? []), ...report.hooks]))
   return report
 }

@@ -9,9 +9,9 @@ export {
   parseClaudeSettings,
 } from './claude-settings.js'
 export type { WardenConfig } from './config.js'
-export { loadConfig, parseConfig } from './config.js'
+export { breakerDisablesOnTrip, loadConfig, parseConfig } from './config.js'
 export type { GoclawSink } from './goclaw.js'
-export { goclawDefinition, loadGoclawHooks, parseGoclawHooks } from './goclaw.js'
+export { goclawBudgets, goclawDefinition, loadGoclawHooks, parseGoclawHooks } from './goclaw.js'
 export type { HookFileResult } from './hook-files.js'
 export {
   checkHookFile,

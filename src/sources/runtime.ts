@@ -40,6 +40,11 @@ export interface RuntimeOptions {
   breaker?: BreakerState
   /** Where the LLM judge counts tenants' monthly tokens (e.g. the database); default in memory. */
   tokenLedger?: TokenLedger
+  /**
+   * Monthly judge token budgets by tenant from hook sources (GoClaw's `budget_total`);
+   * `judge.tenantBudgets` in warden.yaml wins for a tenant both name.
+   */
+  tenantTokenBudgets?: Readonly<Record<string, number>>
   env?: NodeJS.ProcessEnv
   /**
    * Whether `command` hooks stored in the database (made through the management API) may
@@ -78,10 +83,13 @@ export function buildHandlers(
     const env = options.env ?? process.env
     const secrets = () => createSecretBox({ env, keyFile: env.WARDEN_SECRET_KEY_FILE ?? DEFAULT_KEY_FILE })
     handlers.push(createHttpHandler({ client, secrets }))
+    const judge = judgeSettings(_config?.raw.judge, env)
+    if (options.tenantTokenBudgets)
+      judge.tenantTokenBudgets = { ...options.tenantTokenBudgets, ...judge.tenantTokenBudgets }
     handlers.push(
       createPromptHandler({
         client,
-        ...judgeSettings(_config?.raw.judge, env),
+        ...judge,
         ...(options.tokenLedger ? { ledger: options.tokenLedger } : {}),
       }),
     )

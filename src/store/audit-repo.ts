@@ -64,6 +64,8 @@ function fromExecution(row: Omit<HookExecutionsTable, 'id'>): ExecutionRow & { h
   if (row.skipped !== null) out.skipped = row.skipped
   if (row.policy_id !== null) out.policyId = row.policy_id
   if (row.policy_version !== null) out.policyVersion = row.policy_version
+  if (row.metadata !== null && row.metadata !== undefined)
+    out.metadata = JSON.parse(row.metadata) as ExecutionRow['metadata']
   return out
 }
 

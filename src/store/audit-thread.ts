@@ -51,7 +51,8 @@ function columnValues(fields, row) {
   for (let i = 0; i < fields.length; i++) {
     const [, property, kind] = fields[i]
     const value = row[property]
-    out[i] = kind === 'json' ? JSON.stringify(value) : kind === 'flag' ? (value ? 1 : 0) : (value ?? null)
+    if (kind === 'json?') out[i] = value === undefined ? null : JSON.stringify(value)
+    else out[i] = kind === 'json' ? JSON.stringify(value) : kind === 'flag' ? (value ? 1 : 0) : (value ?? null)
   }
   return out
 }

@@ -12,8 +12,11 @@ import type { AuditBatch, DecisionRow, ExecutionRow } from './types.js'
 /** Writes the decisions and executions of a batch (approvals go through the query layer). */
 export type AuditRowWriter = (batch: AuditBatch) => Promise<void>
 
-/** How a row property becomes a column value: as is (absent = NULL), JSON text, or 0/1. */
-export type FieldKind = 'value' | 'json' | 'flag'
+/**
+ * How a row property becomes a column value: as is (absent = NULL), JSON text, JSON text
+ * or NULL when absent (`json?`), or 0/1.
+ */
+export type FieldKind = 'value' | 'json' | 'json?' | 'flag'
 
 /** One column: its name, the row property it is read from, and how. */
 export type Field = readonly [column: string, property: string, kind: FieldKind]
@@ -60,6 +63,7 @@ export const EXECUTION_FIELDS: readonly Field[] = [
   ['policy_version', 'policyVersion', 'value'],
   ['position', 'position', 'value'],
   ['created_at', 'createdAt', 'value'],
+  ['metadata', 'metadata', 'json?'],
 ]
 
 const DECISION_COLUMNS = DECISION_FIELDS.map(([column]) => column)
@@ -69,7 +73,21 @@ const HOOK_ID = EXECUTION_COLUMNS.indexOf('hook_id')
 const DECISION_TYPES =
   'text,text,text,text,text,text,text,text,text,text,text,float8,int4,text,text,text,int8'
 const EXECUTION_TYPES =
-  'text,text,text,text,text,text,int4,text,text,text,float8,text,text,text,text,text,text,int4,int8'
+  'text,text,text,text,text,text,int4,text,text,text,float8,text,text,text,text,text,text,int4,int8,text'
+
+/** One property as its column value. */
+function columnValue(kind: FieldKind, value: unknown): unknown {
+  switch (kind) {
+    case 'json':
+      return JSON.stringify(value)
+    case 'json?':
+      return value === undefined ? null : JSON.stringify(value)
+    case 'flag':
+      return value ? 1 : 0
+    default:
+      return value ?? null
+  }
+}
 
 /** A row's column values in field order. */
 export function columnValues(fields: readonly Field[], row: object): unknown[] {
@@ -77,8 +95,7 @@ export function columnValues(fields: readonly Field[], row: object): unknown[] {
   const out = new Array<unknown>(fields.length)
   for (let i = 0; i < fields.length; i++) {
     const [, property, kind] = fields[i] as Field
-    const value = record[property]
-    out[i] = kind === 'json' ? JSON.stringify(value) : kind === 'flag' ? (value ? 1 : 0) : (value ?? null)
+    out[i] = columnValue(kind, record[property])
   }
   return out
 }

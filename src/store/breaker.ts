@@ -2,8 +2,9 @@
 // mirror (the engine consults it on the hot path), trips and resets are written through
 // asynchronously, the mirror is loaded at start and refreshed whenever any instance
 // changes a breaker. A tripped hook therefore stays off across restarts and everywhere.
-// With `disableOnTrip` (GoClaw's breaker), a trip also switches the stored hook off
-// (`enabled = false`, as hooks.list shows it) until hooks.toggle turns it back on.
+// With `disableOnTrip` (GoClaw's breaker), a trip also switches the hook off in the store
+// (`enabled = false` on a stored hook, an override for a hook from a file or the config, as
+// hooks.list shows it) until hooks.toggle turns it back on.
 
 import {
   type BreakerOptions,
@@ -21,12 +22,13 @@ export interface StoreBreakerOptions {
   /** Told when a write or a refresh fails (the mirror stays as it is). */
   onError?: (error: Error) => void
   /**
-   * Also set the tripped hook's stored `enabled` to false (GoClaw's breaker). Only hooks
-   * kept in the store are switched off; file hooks keep the breaker alone.
+   * Also switch the tripped hook off in the store (GoClaw's breaker): a stored hook's
+   * `enabled` becomes false; a hook from a file or the config gets a disabled override
+   * (which the management plane applies, and hooks.toggle lifts).
    */
   disableOnTrip?: boolean
-  /** Told once per trip, after the stored hook was switched off. */
-  onDisabled?: (trip: BreakerTrip) => void
+  /** Told once per trip, after the hook was switched off in the store. */
+  onDisabled?: (trip: BreakerTrip, how: 'stored' | 'override') => void
 }
 
 /** Breaker state backed by a store. */
@@ -59,7 +61,8 @@ export class StoreBreakerState implements BreakerState {
     if (this.options.disableOnTrip) {
       this.persist(hookId, 'open', async () => {
         const stored = await this.store.setHookEnabled(hookId, false)
-        if (stored) this.options.onDisabled?.(trip)
+        if (!stored) await this.store.setHookOverride(hookId, false)
+        this.options.onDisabled?.(trip, stored ? 'stored' : 'override')
       })
     }
     return trip

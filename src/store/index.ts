@@ -25,6 +25,7 @@ export type {
   DecisionDetail,
   DecisionQuery,
   DecisionRow,
+  ExecutionMetadata,
   ExecutionPage,
   ExecutionQuery,
   ExecutionRow,

@@ -234,6 +234,17 @@ const management: Migration = {
   },
 }
 
+/**
+ * GoClaw's `hook_executions.metadata`: a nullable JSON column with what is known about each
+ * run besides its verdict (matcher and `if` results, a command's stdout size and exit code,
+ * an HTTP status, the judge's model and tokens, the trace id). Older rows have none.
+ */
+const hookMetadata: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('hook_executions').addColumn('metadata', 'text').execute()
+  },
+}
+
 /** The migrations in order; names sort in the order they run. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -241,6 +252,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0002_partial_hook_index': partialHookIndex,
     '0003_management': management,
     '0004_acs': acsMigration(),
+    '0005_hook_metadata': hookMetadata,
   }
 }
 

@@ -69,6 +69,8 @@ export interface HookExecutionsTable {
   policy_version: string | null
   position: number
   created_at: number
+  /** JSON: what is known about the run (see ExecutionRow.metadata); null when nothing. */
+  metadata: string | null
 }
 
 export interface ApprovalsTable {

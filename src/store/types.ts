@@ -88,6 +88,26 @@ export interface ExecutionRow {
   policyVersion?: string
   position: number
   createdAt: number
+  /** What is known about the run besides its verdict (column `metadata`, JSON). */
+  metadata?: ExecutionMetadata
+}
+
+/**
+ * The `metadata` of a hook execution row: each field only when known. `matcherMatched` and
+ * `ifResult` for hooks with a matcher or `if`; `stdoutBytes` and `exitCode` for command
+ * hooks; `httpStatus` for http hooks; `model`, `tokens` and `cached` for prompt hooks;
+ * `traceId` when the decision was traced.
+ */
+export interface ExecutionMetadata {
+  matcherMatched?: boolean
+  ifResult?: boolean
+  stdoutBytes?: number
+  exitCode?: number
+  httpStatus?: number
+  model?: string
+  tokens?: number
+  cached?: boolean
+  traceId?: string
 }
 
 /** One dispatch, as stored. */

@@ -79,7 +79,12 @@ describe('resolving one SQLite approval from several processes', () => {
 
 describe('upgrading a database made by the previous release', () => {
   const previous = (dialect: 'sqlite' | 'postgres') => {
-    const { '0003_management': _new, '0004_acs': _acs, ...old } = migrations(dialect)
+    const {
+      '0003_management': _new,
+      '0004_acs': _acs,
+      '0005_hook_metadata': _meta,
+      ...old
+    } = migrations(dialect)
     return old
   }
   async function migrateOld(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): Promise<void> {

@@ -271,6 +271,7 @@ export function hookMethods(plane: PlaneContext): Record<string, MethodDef> {
             ...(r.reason ? { reason: r.reason } : {}),
             ...(r.error ? { error: r.error, errorKind: r.errorKind } : {}),
             ...(r.skipped ? { skipped: r.skipped } : {}),
+            ...(r.metadata ? { metadata: r.metadata } : {}),
           })),
           ...(page.next ? { next: page.next } : {}),
         }

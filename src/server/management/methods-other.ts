@@ -125,6 +125,7 @@ export function otherMethods(
             ...(e.error ? { error: { kind: e.errorKind, message: e.error } } : {}),
             ...(e.skipped ? { skipped: e.skipped } : {}),
             ...(e.policyId ? { policy: { id: e.policyId, version: e.policyVersion } } : {}),
+            ...(e.metadata ? { metadata: e.metadata } : {}),
           })),
         }
       },

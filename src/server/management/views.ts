@@ -148,6 +148,8 @@ export function specDefinition(spec: HookSpec): HookDefinition {
   if (spec.if !== undefined) definition.if = spec.if
   if (spec.policy) definition.policy = spec.policy
   if (spec.source !== undefined) definition.source = spec.source
+  if (spec.maxInvocationsPerTurn !== undefined) definition.maxInvocationsPerTurn = spec.maxInvocationsPerTurn
+  if (spec.breakerCountsBlocks) definition.breakerCountsBlocks = true
   return definition
 }
 

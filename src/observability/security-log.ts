@@ -1,0 +1,131 @@
+// Hook security events as log lines with GoClaw-style keys: every line carries
+// `event: "security.hook.<what>"` and the hook, the event and the decision it concerns, so
+// a log pipeline can alert on them. One line per hook that blocked, timed out, failed, was
+// refused by its open breaker or its per-turn cap, and one when a breaker trips. Payloads
+// are never logged; reasons are cut to 256 characters and go through the logger's
+// redaction (secret keys, URL passwords, bearer tokens).
+
+import type { BreakerTrip, DecisionRecord, HookSpec, HookTrace, Recorder } from '../core/index.js'
+import type { Logger } from './logger.js'
+
+/** The `event` values of hook security lines. */
+export const SECURITY_HOOK_EVENTS = {
+  /** A hook answered deny (exit 2, a webhook's block, the judge's deny, ...). Level info. */
+  blocked: 'security.hook.blocked',
+  /** A hook ran out of time; its onTimeout decision applied. Level warn. */
+  timeout: 'security.hook.timeout',
+  /** A hook failed or answered garbage; its onError decision applied. Level warn. */
+  error: 'security.hook.error',
+  /** A hook's breaker is open; its onError decision applied without running it. Level warn. */
+  circuitOpen: 'security.hook.circuit_open',
+  /** A hook's breaker tripped (once per trip). Level warn. */
+  circuitBreaker: 'security.hook.circuit_breaker',
+  /** A hook reached its maxInvocationsPerTurn; its onError decision applied. Level warn. */
+  turnCap: 'security.hook.turn_cap',
+} as const
+
+/** One of {@link SECURITY_HOOK_EVENTS}. */
+export type SecurityHookEvent = (typeof SECURITY_HOOK_EVENTS)[keyof typeof SECURITY_HOOK_EVENTS]
+
+/** Characters of a reason kept in a log line. */
+export const SECURITY_REASON_CHARS = 256
+
+/** Options of {@link securityLogRecorder}. */
+export interface SecurityLogOptions {
+  /** Whether a trip also switches the hook off in the store (said on the trip line). */
+  disableOnTrip?: boolean
+}
+
+/** The security event a hook's trace entry is, if any. */
+export function securityEventOf(trace: HookTrace): SecurityHookEvent | undefined {
+  switch (trace.error?.kind) {
+    case undefined:
+      return trace.outcome === 'deny' ? SECURITY_HOOK_EVENTS.blocked : undefined
+    case 'timeout':
+      return SECURITY_HOOK_EVENTS.timeout
+    case 'breaker-open':
+      return SECURITY_HOOK_EVENTS.circuitOpen
+    case 'turn-cap':
+      return SECURITY_HOOK_EVENTS.turnCap
+    default:
+      return SECURITY_HOOK_EVENTS.error
+  }
+}
+
+function idOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const id = (value as { id?: unknown }).id
+  return typeof id === 'string' ? id : undefined
+}
+
+/** Logs the security events of one decision. */
+export function logHookSecurity(logger: Logger, record: DecisionRecord): void {
+  const { decision, event } = record
+  for (const trace of decision.trace) {
+    const name = securityEventOf(trace)
+    if (name === undefined) continue
+    const context = event.context
+    const fields: Record<string, unknown> = {
+      event: name,
+      hook_id: trace.id,
+      handler: trace.handler,
+      hook_event: decision.event,
+      decision_id: decision.id,
+      outcome: trace.outcome,
+      duration_ms: trace.durationMs,
+    }
+    if (context.tenantId) fields.tenant_id = context.tenantId
+    const agent = idOf(context.agent)
+    if (agent) fields.agent_id = agent
+    const session = idOf(context.session)
+    if (session) fields.session_id = session
+    const reason = trace.error?.message ?? trace.reason
+    if (reason) fields.reason = reason.slice(0, SECURITY_REASON_CHARS)
+    const message = `hook "${trace.hook}" ${name.slice('security.hook.'.length).replace('_', ' ')} on ${decision.event}`
+    if (name === SECURITY_HOOK_EVENTS.blocked) logger.info(fields, message)
+    else logger.warn(fields, message)
+  }
+}
+
+/** Logs a breaker trip. */
+export function logBreakerTrip(
+  logger: Logger,
+  trip: BreakerTrip,
+  hook: HookSpec,
+  options: SecurityLogOptions = {},
+): void {
+  logger.warn(
+    {
+      event: SECURITY_HOOK_EVENTS.circuitBreaker,
+      hook_id: trip.hookId,
+      hook_event: hook.event,
+      failures: trip.failures,
+      opened_at: new Date(trip.openedAt).toISOString(),
+      last_error: trip.lastError.slice(0, SECURITY_REASON_CHARS),
+      disable_on_trip: options.disableOnTrip === true,
+    },
+    `hook "${hook.name}" tripped its circuit breaker after ${trip.failures} failures${options.disableOnTrip ? '; it is switched off until hooks.toggle turns it back on' : ''}`,
+  )
+}
+
+/** A recorder that logs hook security events, then hands the record on. */
+export function securityLogRecorder(
+  logger: Logger,
+  next: Recorder,
+  options: SecurityLogOptions = {},
+): Recorder {
+  return {
+    record(record) {
+      try {
+        logHookSecurity(logger, record)
+      } catch {
+        // A log line that cannot be written must not cost the decision its record.
+      }
+      return next.record(record)
+    },
+    breakerTripped(trip, hook) {
+      logBreakerTrip(logger, trip, hook, options)
+      return next.breakerTripped?.(trip, hook)
+    },
+  }
+}
