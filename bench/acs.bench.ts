@@ -2,20 +2,41 @@
 // replay memory, timestamp window, session chain entry, signed response) against an
 // unsigned AOS `steps/toolCallRequest` through the same engine and hooks, same run, two ways:
 // - over HTTP: one Warden server in a child process (this file, ACS_BENCH_ROLE=server)
-//   serving both /aos and /acs, loaded with 16 keep-alive requests in flight;
+//   serving both /aos and /acs, loaded by autocannon from this process with 32 keep-alive
+//   connections. Replay protection needs a new request id, nonce and signature per request,
+//   so a pool of distinct signed bodies is made before each round (signing is the agent's
+//   cost) and fed one per request through autocannon's `setupRequest`; AOS goes through the
+//   same callback with its one body, so the generator does the same work for both. Every
+//   answer is checked to be an allow decision. The server reports its CPU time, so the
+//   figures say whether the server (not the generator) was the bottleneck.
 // - in process: each service's `handleBody`, which shows the protocol work alone.
-// ACS bodies are signed before timing (signing is the agent's cost). Rounds are interleaved
-// and each side keeps its best. Goal (HTTP): ACS throughput >= 0.8x of AOS.
+// Rounds are interleaved and each side keeps its best. Goal (HTTP): ACS >= 0.8x of AOS.
 
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import type { FastifyInstance } from 'fastify'
+import type { JsonObject } from '../src/core/index.js'
 import { createEngine } from '../src/index.js'
-import { acsRequest, clientHello, createAcsService, settingsWith } from '../src/protocols/acs/index.js'
+import {
+  acsRequest,
+  clientHello,
+  createAcsService,
+  deriveSessionKey,
+  settingsWith,
+  signMessage,
+} from '../src/protocols/acs/index.js'
 import { createAosService } from '../src/protocols/aos/index.js'
 import { createServer, listen } from '../src/server/index.js'
 import type { BenchResult } from './lib.js'
 
+/** Requests per HTTP round (each ACS one a distinct signed body), rounds, connections. */
+const HTTP_REQUESTS = Number(process.env.ACS_BENCH_HTTP_REQUESTS ?? 30_000)
+const HTTP_ROUNDS = Number(process.env.ACS_BENCH_HTTP_ROUNDS ?? 4)
+const CONNECTIONS = 32
+/** Sessions the ACS pool is spread over (each handshaked, each with its own chain). */
+const SESSIONS = 4
 const REQUESTS = Number(process.env.ACS_BENCH_REQUESTS ?? 4000)
 const ROUNDS = Number(process.env.ACS_BENCH_ROUNDS ?? 5)
 const IN_FLIGHT = 16
@@ -63,41 +84,45 @@ const AOS_BODY = Buffer.from(
   }),
 )
 
-function acsBodies(sessionId: string, count: number): Buffer[] {
-  const payload = {
-    tool: { id: 'send_sms' },
-    arguments: {
-      phone_number: { value: '+1-555-0100' },
-      content: { value: 'Urgent security alert: a new sign-in to your account.' },
-    },
-  }
-  return Array.from({ length: count }, () =>
-    Buffer.from(
-      JSON.stringify(acsRequest('steps/toolCallRequest', payload, { sessionId, key: KEY, nonce: true })),
-    ),
-  )
+const PAYLOAD: JsonObject = {
+  tool: { id: 'send_sms' },
+  arguments: {
+    phone_number: { value: '+1-555-0100' },
+    content: { value: 'Urgent security alert: a new sign-in to your account.' },
+  },
 }
 
-/** Requests per second answering `bodies` with `IN_FLIGHT` outstanding; fails on any non-decision. */
-async function throughput(bodies: Buffer[], answer: (body: Buffer) => Promise<unknown>): Promise<number> {
-  let next = 0
-  const start = process.hrtime.bigint()
-  async function worker(): Promise<void> {
-    while (next < bodies.length) {
-      const reply = (await answer(bodies[next++] as Buffer)) as { result?: { decision?: string } }
-      if (reply?.result?.decision !== 'allow')
-        throw new Error(`unexpected answer: ${JSON.stringify(reply).slice(0, 300)}`)
-    }
-  }
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
-  return bodies.length / (Number(process.hrtime.bigint() - start) / 1e9)
+/** `count` distinct signed bodies spread over the sessions (the key derived once per session). */
+function acsBodies(sessionIds: string[], count: number): Buffer[] {
+  const keys = sessionIds.map((id) => deriveSessionKey(KEY.material, id))
+  return Array.from({ length: count }, (_, i) => {
+    const s = i % sessionIds.length
+    const message = acsRequest('steps/toolCallRequest', PAYLOAD, {
+      sessionId: sessionIds[s] as string,
+      nonce: true,
+    })
+    signMessage(message, 'params', keys[s] as Buffer, KEY.id)
+    return Buffer.from(JSON.stringify(message))
+  })
 }
 
 const SELF = fileURLToPath(import.meta.url)
 
+/** `GET /stats`: the server process's CPU time so far, in µs. */
+async function statsRoute(app: FastifyInstance): Promise<void> {
+  app.get('/stats', async () => {
+    const { user, system } = process.cpuUsage()
+    return { us: user + system }
+  })
+}
+
 async function serve(): Promise<void> {
   const engine = createEngine({ hooks: HOOKS })
-  const app = await createServer({ engine, acs: { settings: settingsWith({ keys: [{ ...KEY }] }) } })
+  const app = await createServer({
+    engine,
+    acs: { settings: settingsWith({ keys: [{ ...KEY }] }) },
+    plugins: [statsRoute],
+  })
   process.stdout.write(`${await listen(app, { port: 0, host: '127.0.0.1' })}\n`)
 }
 
@@ -115,42 +140,101 @@ function startServer(): Promise<{ url: string; stop: () => void }> {
   })
 }
 
-function poster(url: string): (body: Buffer) => Promise<unknown> {
-  return async (body) => {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-    })
-    return response.json()
-  }
+/** The part of autocannon's result read here (the package ships no types). */
+interface AutocannonResult {
+  requests: { total: number }
+  errors: number
+  non2xx: number
+}
+const autocannon = () =>
+  createRequire(import.meta.url)('autocannon') as (
+    options: Record<string, unknown>,
+  ) => Promise<AutocannonResult>
+
+/** One HTTP round's figures: throughput and the server's CPU per request. */
+interface Round {
+  rps: number
+  cpuUs: number
 }
 
-async function overHttp(): Promise<{ aos: number; acs: number }> {
+/** Sends every body once (in order, over the connections); fails on any answer but allow. */
+async function load(url: string, path: string, bodies: (i: number) => Buffer, count: number): Promise<Round> {
+  const cpu = async () => ((await (await fetch(`${url}/stats`)).json()) as { us: number }).us
+  let next = 0
+  let refused = 0
+  // autocannon's own duration ends on a one-second tick; time the first send to the last answer.
+  let first = 0
+  let last = 0
+  const before = await cpu()
+  const result = await autocannon()({
+    url: `${url}${path}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    connections: CONNECTIONS,
+    amount: count,
+    requests: [
+      {
+        setupRequest: (request: Record<string, unknown>) => {
+          if (next === 0) first = performance.now()
+          return { ...request, body: bodies(next++) }
+        },
+        onResponse: (status: number, body: string) => {
+          last = performance.now()
+          if (status !== 200 || !body.includes('"decision":"allow"')) refused++
+        },
+      },
+    ],
+  })
+  const cpuUs = ((await cpu()) - before) / result.requests.total
+  if (refused > 0 || result.errors > 0 || result.non2xx > 0 || result.requests.total < count) {
+    throw new Error(
+      `${path}: ${refused} answers were not allow, ${result.errors} errors, ${result.requests.total}/${count} answered`,
+    )
+  }
+  return { rps: result.requests.total / ((last - first) / 1000), cpuUs }
+}
+
+async function overHttp(): Promise<{ aos: Round[]; acs: Round[] }> {
   const server = await startServer()
+  const hello = async (sessionId: string) =>
+    fetch(`${server.url}/acs`, { method: 'POST', body: JSON.stringify(clientHello(sessionId)) })
   try {
-    const post = poster(`${server.url}/acs`)
-    const postAos = poster(`${server.url}/aos`)
-    let best = { aos: 0, acs: 0 }
-    for (let round = 0; round < ROUNDS; round++) {
-      const sessionId = randomUUID()
-      await post(Buffer.from(JSON.stringify(clientHello(sessionId))))
-      const signed = acsBodies(sessionId, REQUESTS)
-      const aosRate = await throughput(
-        Array.from({ length: REQUESTS }, () => AOS_BODY),
-        postAos,
-      )
-      const acsRate = await throughput(signed, post)
-      best = { aos: Math.max(best.aos, aosRate), acs: Math.max(best.acs, acsRate) }
+    const rounds = { aos: [] as Round[], acs: [] as Round[] }
+    for (let round = -1; round < HTTP_ROUNDS; round++) {
+      const sessionIds = Array.from({ length: SESSIONS }, () => randomUUID())
+      for (const id of sessionIds) await hello(id)
+      const count = round < 0 ? Math.min(5000, HTTP_REQUESTS) : HTTP_REQUESTS
+      const signed = acsBodies(sessionIds, count)
+      const aos = await load(server.url, '/aos', () => AOS_BODY, count)
+      const acs = await load(server.url, '/acs', (i) => signed[i] as Buffer, count)
+      // Round -1 warms both paths up and is not counted.
+      if (round >= 0) {
+        rounds.aos.push(aos)
+        rounds.acs.push(acs)
+      }
     }
-    return best
+    return rounds
   } finally {
     server.stop()
   }
 }
 
-export default async function bench(): Promise<BenchResult[]> {
-  const http = await overHttp()
+/** Requests per second answering `bodies` with `IN_FLIGHT` outstanding; fails on any non-decision. */
+async function throughput(bodies: Buffer[], answer: (body: Buffer) => Promise<unknown>): Promise<number> {
+  let next = 0
+  const start = process.hrtime.bigint()
+  async function worker(): Promise<void> {
+    while (next < bodies.length) {
+      const reply = (await answer(bodies[next++] as Buffer)) as { result?: { decision?: string } }
+      if (reply?.result?.decision !== 'allow')
+        throw new Error(`unexpected answer: ${JSON.stringify(reply).slice(0, 300)}`)
+    }
+  }
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
+  return bodies.length / (Number(process.hrtime.bigint() - start) / 1e9)
+}
+
+async function inProcess(): Promise<{ aos: number; acs: number }> {
   const engine = createEngine({ hooks: HOOKS })
   const aos = createAosService({ engine })
   const acs = createAcsService({ engine, settings: settingsWith({ keys: [{ ...KEY }] }) })
@@ -158,15 +242,27 @@ export default async function bench(): Promise<BenchResult[]> {
   for (let round = 0; round < ROUNDS; round++) {
     const sessionId = randomUUID()
     await acs.handle(clientHello(sessionId))
-    const signed = acsBodies(sessionId, REQUESTS)
+    const signed = acsBodies([sessionId], REQUESTS)
     const aosBodies = Array.from({ length: REQUESTS }, () => AOS_BODY)
     const aosRate = await throughput(aosBodies, (b) => aos.handleBody(b, {}))
     const acsRate = await throughput(signed, (b) => acs.handleBody(b))
     best = { aos: Math.max(best.aos, aosRate), acs: Math.max(best.acs, acsRate) }
   }
   await engine.close()
-  const ratio = best.acs / best.aos
-  const httpRatio = http.acs / http.aos
+  return best
+}
+
+export default async function bench(): Promise<BenchResult[]> {
+  const http = await overHttp()
+  const local = await inProcess()
+  const best = (rounds: Round[]) => rounds.reduce((a, b) => (b.rps > a.rps ? b : a))
+  const aos = best(http.aos)
+  const acs = best(http.acs)
+  const httpRatio = acs.rps / aos.rps
+  const rates = (rounds: Round[]) => rounds.map((r) => Math.round(r.rps)).join('/')
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
+  const cpu = (rounds: Round[]) => median(rounds.map((r) => r.cpuUs))
+  const ratio = local.acs / local.aos
   if (httpRatio < 0.8) {
     process.stdout.write(
       `MISS: ACS over HTTP reached ${httpRatio.toFixed(2)}x of AOS throughput; the goal is >= 0.8x\n`,
@@ -174,18 +270,24 @@ export default async function bench(): Promise<BenchResult[]> {
   }
   return [
     {
-      name: 'HTTP: ACS toolCallRequest signed+verified+chained vs unsigned AOS, same hooks (req/s)',
-      value: Math.round(http.acs),
-      baseline: Math.round(http.aos),
+      name: `HTTP: ACS toolCallRequest signed+verified+chained vs unsigned AOS, same hooks (autocannon, ${CONNECTIONS} connections, best of ${HTTP_ROUNDS} rounds of ${HTTP_REQUESTS} distinct requests)`,
+      value: Math.round(acs.rps),
+      baseline: Math.round(aos.rps),
       unit: 'req/s',
       goal: 'ratio >= 0.8',
       pass: httpRatio >= 0.8,
-      extra: { ratio: Math.round(httpRatio * 100) / 100 },
+      extra: {
+        ratio: Math.round(httpRatio * 100) / 100,
+        'ACS req/s per round': rates(http.acs),
+        'AOS req/s per round': rates(http.aos),
+        'server CPU us/req ACS': cpu(http.acs),
+        'server CPU us/req AOS': cpu(http.aos),
+      },
     },
     {
       name: 'in process (protocol work alone, informational): ACS vs AOS handleBody (req/s)',
-      value: Math.round(best.acs),
-      baseline: Math.round(best.aos),
+      value: Math.round(local.acs),
+      baseline: Math.round(local.aos),
       unit: 'req/s',
       goal: 'none (informational)',
       pass: true,

@@ -1,5 +1,6 @@
 // `POST /acs`: the ACS v0.1 Guardian over HTTP. Bodies are read raw, so bad UTF-8, bad
-// JSON, deep nesting and bodies over the limit become JSON-RPC errors, as on `/aos`.
+// JSON, deep nesting and bodies over the limit become JSON-RPC errors, as on `/aos`. A signed
+// response goes out as the text it was signed over, not serialized a second time.
 
 import type { FastifyInstance } from 'fastify'
 import type { Engine } from '../core/index.js'
@@ -87,7 +88,7 @@ export async function mountAcs(app: FastifyInstance, options: AcsRouteOptions): 
       return reply
         .code(200)
         .header('content-type', 'application/json; charset=utf-8')
-        .send(JSON.stringify(answer))
+        .send(service.replyText(answer))
     })
   })
   return service

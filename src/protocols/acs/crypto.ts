@@ -1,9 +1,10 @@
-// ACS integrity primitives: RFC 8785 canonical JSON (the `canonicalize` package), the
-// per-session HMAC key derived by HKDF-SHA256, envelope signing and verification (§10), and
-// the session chain's entry hash (§8.2). Pure functions over node:crypto; no I/O.
+// ACS integrity primitives: RFC 8785 canonical JSON (./jcs.ts), the per-session HMAC key
+// derived by HKDF-SHA256, envelope signing and verification (§10), and the session chain's
+// entry hash (§8.2). Pure functions over node:crypto; no I/O. Signed inputs are composed
+// from the canonical form of the params or result, computed once per message.
 
-import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto'
-import canonicalize from 'canonicalize'
+import { createHmac, hash, hkdfSync, timingSafeEqual } from 'node:crypto'
+import { jcs, jcsWithout, LONE_SURROGATE } from './jcs.js'
 
 /** The only signature algorithm Warden signs and verifies (the ACS-Core baseline). */
 export const HMAC_ALGORITHM = 'HMAC-SHA256'
@@ -16,14 +17,12 @@ export const HKDF_INFO = 'acs/v0.1 HMAC-SHA256 session key'
  * @throws Error when the value has no JSON form (undefined, a function, a non-finite number).
  */
 export function canonicalJson(value: unknown): string {
-  const text = canonicalize(value)
-  if (text === undefined) throw new Error('the value has no canonical JSON form')
-  return text
+  return jcs(value)
 }
 
-/** Lowercase-hex SHA-256 of a string's UTF-8 bytes. */
+/** Lowercase-hex SHA-256 of a string's UTF-8 bytes (one-shot: no Hash object per call). */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex')
+  return hash('sha256', text, 'hex')
 }
 
 /**
@@ -52,30 +51,52 @@ export interface AcsSignature {
 }
 
 /**
+ * The canonical form of a message whose `holder` member's canonical form is already known:
+ * the other members are canonicalized (they are small) and the known text is put in place.
+ */
+export function composedCanonical(
+  message: Record<string, unknown>,
+  holder: string,
+  canonicalHolder: string,
+): string {
+  const around = canonicalAround(message, holder)
+  return around ? `${around[0]}${canonicalHolder}${around[1]}` : jcs(message)
+}
+
+/**
+ * The canonical form of a message before and after its `holder` member's value, or
+ * undefined when the message has no such member.
+ */
+function canonicalAround(message: Record<string, unknown>, holder: string): [string, string] | undefined {
+  const parts: string[] = []
+  let at = -1
+  for (const key of Object.keys(message).sort()) {
+    const value = message[key]
+    if (value === undefined || typeof value === 'symbol') continue
+    if (key === holder) at = parts.push(`${jcs(key)}:`) - 1
+    else parts.push(`${jcs(key)}:${jcs(value)}`)
+  }
+  if (at < 0) return undefined
+  const rest = parts.slice(at + 1)
+  return [`{${parts.slice(0, at + 1).join(',')}`, `${rest.length > 0 ? ',' : ''}${rest.join(',')}}`]
+}
+
+/**
  * The signed input of an envelope: JCS of the whole JSON-RPC message with the `signature`
  * inside `holder` (the request's params or the response's result) removed.
  */
 export function signedInput(message: Record<string, unknown>, holder: 'params' | 'result'): string {
   const inner = message[holder]
   if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) return canonicalJson(message)
-  const { signature: _omit, ...rest } = inner as Record<string, unknown>
-  return canonicalJson({ ...message, [holder]: rest })
+  return composedCanonical(message, holder, jcsWithout(inner as Record<string, unknown>, 'signature'))
 }
 
 /**
- * The signed input of a request from the canonical form of its params without signature,
- * when the message holds exactly `id`, `jsonrpc`, `method` and `params` (the usual case):
- * JCS sorts those keys in that order, so the form is composed rather than recomputed.
+ * The signed input of a request from the canonical form of its params without signature
+ * (which the request hash needs too), so the params are canonicalized once.
  */
 export function requestSignedInput(message: Record<string, unknown>, canonicalParams: string): string {
-  const keys = Object.keys(message)
-  if (
-    keys.length !== 4 ||
-    !('id' in message && 'jsonrpc' in message && 'method' in message && 'params' in message)
-  ) {
-    return signedInput(message, 'params')
-  }
-  return `{"id":${canonicalJson(message.id)},"jsonrpc":${canonicalJson(message.jsonrpc)},"method":${canonicalJson(message.method)},"params":${canonicalParams}}`
+  return composedCanonical(message, 'params', canonicalParams)
 }
 
 /** Signs a message in place: sets `message[holder].signature`. */
@@ -85,9 +106,28 @@ export function signMessage(
   key: Uint8Array,
   keyId: string,
 ): void {
-  const value = hmacSha256(key, signedInput(message, holder)).toString('base64')
+  signEnvelope(message, holder, key, keyId)
+}
+
+/**
+ * Signs a message in place, as {@link signMessage}, and returns its JSON text, composed from
+ * the canonical form just signed (the signature last in `holder`) rather than serialized
+ * again.
+ */
+export function signEnvelope(
+  message: Record<string, unknown>,
+  holder: 'params' | 'result',
+  key: Uint8Array,
+  keyId: string,
+): string {
   const inner = message[holder] as Record<string, unknown>
-  inner.signature = { algorithm: HMAC_ALGORITHM, value, key_id: keyId } satisfies AcsSignature
+  const canonicalInner = jcsWithout(inner, 'signature')
+  const [before, after] = canonicalAround(message, holder) ?? ['', '']
+  const value = hmacSha256(key, `${before}${canonicalInner}${after}`).toString('base64')
+  const signature: AcsSignature = { algorithm: HMAC_ALGORITHM, value, key_id: keyId }
+  inner.signature = signature
+  const comma = canonicalInner === '{}' ? '' : ','
+  return `${before}${canonicalInner.slice(0, -1)}${comma}"signature":${jcs(signature)}}${after}`
 }
 
 /** Whether `value` (base64) is the HMAC of `input` under `key`, compared in constant time. */
@@ -102,34 +142,23 @@ export function hmacMatches(key: Uint8Array, input: string, value: string): bool
  * `entry_hash` and `previous_hash`) followed by the raw 32 bytes of the previous hash.
  */
 export function entryHash(entry: Record<string, unknown>, previousHash: string | null): string {
-  const { entry_hash: _h, previous_hash: _p, ...content } = entry
-  const hash = createHash('sha256').update(flatCanonical(content) ?? canonicalJson(content), 'utf8')
-  if (previousHash !== null) hash.update(Buffer.from(previousHash, 'hex'))
-  return hash.digest('hex')
+  const text = jcsWithout(entry, 'entry_hash', 'previous_hash')
+  if (previousHash === null) return sha256Hex(text)
+  const previous = Buffer.from(previousHash, 'hex')
+  const length = Buffer.byteLength(text, 'utf8')
+  const input = Buffer.allocUnsafe(length + previous.length)
+  input.write(text, 0, 'utf8')
+  previous.copy(input, length)
+  return hash('sha256', input, 'hex')
 }
 
 /**
- * JCS of an object whose values are all strings, or undefined otherwise. RFC 8785 sorts
- * keys by UTF-16 code units (JavaScript's default sort) and serializes strings exactly as
- * JSON.stringify does, so this equals `canonicalJson` for such objects, without recursion.
+ * JCS of an object whose values are all strings, or undefined otherwise (or when one holds
+ * a lone surrogate, which has no canonical form).
  */
 export function flatCanonical(object: Record<string, unknown>): string | undefined {
-  const keys = Object.keys(object).sort()
-  let out = '{'
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string
-    const value = object[key]
+  for (const value of Object.values(object)) {
     if (typeof value !== 'string' || LONE_SURROGATE.test(value)) return undefined
-    out += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(value)}`
   }
-  return `${out}}`
-}
-
-/** A UTF-16 surrogate without its pair, which has no canonical form. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-
-/** An envelope's params without their `signature` (the §8.1 `request_hash` input). */
-export function withoutSignature(params: Record<string, unknown>): Record<string, unknown> {
-  const { signature: _omit, ...rest } = params
-  return rest
+  return jcs(object)
 }

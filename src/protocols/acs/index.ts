@@ -6,6 +6,7 @@ export { acsRequest, clientHello, responseSigned } from './client.js'
 export type { AcsSignature } from './crypto.js'
 export {
   canonicalJson,
+  composedCanonical,
   deriveSessionKey,
   entryHash,
   flatCanonical,
@@ -16,6 +17,7 @@ export {
   hmacSha256,
   requestSignedInput,
   sha256Hex,
+  signEnvelope,
   signedInput,
   signMessage,
 } from './crypto.js'
@@ -24,8 +26,9 @@ export type { AcsRequest } from './envelope.js'
 export { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
 export { encodeFrame, FrameError, FrameReader } from './framing.js'
 export { ACS_VERSION, sameMajor, serverHello } from './handshake.js'
-export type { AcsLedger, ChainEntry, MemoryLedgerOptions } from './ledger.js'
-export { createMemoryLedger } from './ledger.js'
+export { jcs, jcsWithout } from './jcs.js'
+export type { AcsLedger, ChainEntry, MemoryLedgerOptions, StepRecord } from './ledger.js'
+export { createChainAppender, createMemoryLedger } from './ledger.js'
 export { ACS_METHODS, acsMethod, STEP_NAMES } from './methods.js'
 export type { AcsCaller, AcsReply, AcsService, AcsServiceOptions } from './service.js'
 export { createAcsService } from './service.js'

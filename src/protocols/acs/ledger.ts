@@ -1,6 +1,10 @@
 // What the ACS endpoint remembers between requests: seen request ids and nonces (replay
 // protection, §10.3) and each session's chain head and entries (§8). The in-memory ledger
-// serves one instance; a SQL ledger (see the store) shares both across instances.
+// serves one instance; a SQL ledger (see the store) shares both across instances. Entries
+// are appended one at a time per session, each hashed onto the head it was computed on.
+
+import { randomUUID } from 'node:crypto'
+import { entryHash } from './crypto.js'
 
 /** A ContextEntry as hashed and stored (§8.1). */
 export interface ChainEntry {
@@ -108,4 +112,43 @@ export function createSerializer(): <T>(key: string, task: () => Promise<T>) => 
     })
     return run
   }
+}
+
+/** What a chain entry records of its step; the appender adds the id, time and hashes. */
+export type StepRecord = Pick<
+  ChainEntry,
+  'step_id' | 'step_type' | 'request_hash' | 'decision' | 'decision_id' | 'recorded_decision'
+>
+
+/**
+ * Appends entries to session chains: one at a time per session in this process, retried on
+ * the current head when another instance appended meanwhile.
+ * @returns a function resolving with the new entry's hash (the session's new head).
+ */
+export function createChainAppender(
+  ledger: AcsLedger,
+  now: () => number,
+): (sessionId: string, step: StepRecord) => Promise<string> {
+  const serialized = createSerializer()
+  async function appendNow(sessionId: string, step: StepRecord): Promise<string> {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const previous = await ledger.head(sessionId)
+      const entry: ChainEntry = {
+        entry_id: randomUUID(),
+        step_id: step.step_id,
+        step_type: step.step_type,
+        request_hash: step.request_hash,
+        timestamp: new Date(now()).toISOString(),
+        decision: step.decision,
+        decision_id: step.decision_id,
+        recorded_decision: step.recorded_decision,
+        previous_hash: previous,
+        entry_hash: '',
+      }
+      entry.entry_hash = entryHash(entry as unknown as Record<string, unknown>, previous)
+      if (await ledger.append(sessionId, entry)) return entry.entry_hash
+    }
+    throw new Error('the session chain kept moving; the entry could not be appended')
+  }
+  return (sessionId, step) => serialized(sessionId, () => appendNow(sessionId, step))
 }

@@ -1,27 +1,26 @@
 // The ACS Guardian as a function from a request body to the response body (§3): JSON-RPC
 // 2.0 with batches, the handshake, `system/ping`, and for every hook the checks in the
 // spec's order (envelope, handshake, timestamp window, signature, replay, chain cross-check),
-// then the engine's decision, the session chain entry and a signed response.
+// then the engine's decision, the session chain entry and a signed response. The params are
+// canonicalized once per request (signature check and request hash), and a response's JSON
+// text is the canonical form it was signed over, kept for `replyText`.
 
-import { randomUUID } from 'node:crypto'
 import type { Engine, JsonObject } from '../../core/index.js'
 import { decodeBody, errorResponse, type RpcError } from '../aos/index.js'
 import {
-  canonicalJson,
   deriveSessionKey,
-  entryHash,
   HMAC_ALGORITHM,
   hmacMatches,
   requestSignedInput,
   sha256Hex,
-  signMessage,
-  withoutSignature,
+  signEnvelope,
 } from './crypto.js'
 import { decisionResult, deferReason } from './decisions.js'
 import { type AcsRequest, checkEnvelope, checkShell } from './envelope.js'
 import { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
 import { ACS_VERSION, type Negotiated, serverHello } from './handshake.js'
-import { type AcsLedger, type ChainEntry, createMemoryLedger, createSerializer } from './ledger.js'
+import { jcsWithout } from './jcs.js'
+import { type AcsLedger, createChainAppender, createMemoryLedger } from './ledger.js'
 import { acsMethod } from './methods.js'
 import { type AcsSettings, settingsWith } from './settings.js'
 
@@ -54,11 +53,18 @@ export interface AcsService {
   /** `caller.tenant` pins the tenant (a token's); a request naming another is refused. */
   handleBody(body: Uint8Array, caller?: AcsCaller): Promise<AcsReply>
   handle(body: unknown, caller?: AcsCaller): Promise<AcsReply>
+  /**
+   * The JSON text of a reply: for a signed response of this service, the text composed when
+   * it was signed (no second serialization); otherwise JSON.stringify.
+   */
+  replyText(reply: AcsReply): string
   readonly settings: AcsSettings
   readonly ledger: AcsLedger
 }
 
 const MAX_HANDSHAKES = 10_000
+/** Most per-session keys kept derived (HKDF costs more than the HMAC it keys). */
+const MAX_SESSION_KEYS = 10_000
 
 /** Creates the ACS service over an engine. */
 export function createAcsService(options: AcsServiceOptions): AcsService {
@@ -72,22 +78,23 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
   const handshakes = new Map<string, Negotiated>()
   const deferrals = new Map<string, number>()
   const sessionKeys = new Map<string, Buffer>()
+  const texts = new WeakMap<JsonObject, string>()
 
+  /** The session key under a key's material, derived once and kept (oldest dropped first). */
   function keyFor(material: { id: string; material: Uint8Array }, sessionId: string): Buffer {
     const cacheKey = `${material.id}\u0000${sessionId}`
     let key = sessionKeys.get(cacheKey)
     if (!key) {
       key = deriveSessionKey(material.material, sessionId)
-      if (sessionKeys.size >= 10_000) sessionKeys.clear()
-      sessionKeys.set(cacheKey, key)
+      remember(sessionKeys, cacheKey, key, MAX_SESSION_KEYS)
     }
     return key
   }
 
-  function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  function remember<K, V>(map: Map<K, V>, key: K, value: V, max = MAX_HANDSHAKES): void {
     map.delete(key)
     map.set(key, value)
-    if (map.size > MAX_HANDSHAKES) {
+    if (map.size > max) {
       const oldest = map.keys().next().value
       if (oldest !== undefined) map.delete(oldest)
     }
@@ -198,43 +205,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     }
   }
 
-  const serialized = createSerializer()
-
-  function appendEntry(
-    request: AcsRequest,
-    decision: string,
-    decisionId: string,
-    recorded: string,
-  ): Promise<string> {
-    return serialized(request.sessionId, () => appendNow(request, decision, decisionId, recorded))
-  }
-
-  async function appendNow(
-    request: AcsRequest,
-    decision: string,
-    decisionId: string,
-    recorded: string,
-  ): Promise<string> {
-    const requestHash = request.requestHash ?? sha256Hex(canonicalJson(withoutSignature(request.params)))
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const previous = await ledger.head(request.sessionId)
-      const entry: ChainEntry = {
-        entry_id: randomUUID(),
-        step_id: request.requestId,
-        step_type: request.method,
-        request_hash: requestHash,
-        timestamp: new Date(now()).toISOString(),
-        decision,
-        decision_id: decisionId,
-        recorded_decision: recorded,
-        previous_hash: previous,
-        entry_hash: '',
-      }
-      entry.entry_hash = entryHash(entry as unknown as Record<string, unknown>, previous)
-      if (await ledger.append(request.sessionId, entry)) return entry.entry_hash
-    }
-    throw new Error('the session chain kept moving; the entry could not be appended')
-  }
+  const appendEntry = createChainAppender(ledger, now)
 
   async function evaluate(request: AcsRequest, caller: AcsCaller): Promise<JsonObject> {
     const { mapping, event } = acsMethod(request.method, request.payload)
@@ -281,7 +252,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       deferralsExhausted: used >= settings.maxDeferralsPerSession,
     })
     if (deferred && result.decision === 'defer') remember(deferrals, request.sessionId, used + 1)
-    const head = await ledger.head(request.sessionId)
+    const head = request.chainHash === undefined ? undefined : await ledger.head(request.sessionId)
     if (request.chainHash !== undefined && request.chainHash !== head && result.decision !== 'deny') {
       result.decision = 'deny'
       result.reasoning = `the chain_hash sent (${request.chainHash.slice(0, 12)}…) is not this session's head (${head?.slice(0, 12) ?? 'none'}); re-fetch session state`
@@ -289,7 +260,14 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       delete result.modifications
       delete result.defer_details
     }
-    result.chain_hash = await appendEntry(request, String(result.decision), decision.id, recorded)
+    result.chain_hash = await appendEntry(request.sessionId, {
+      step_id: request.requestId,
+      step_type: request.method,
+      request_hash: request.requestHash ?? sha256Hex(jcsWithout(request.params, 'signature')),
+      decision: String(result.decision),
+      decision_id: decision.id,
+      recorded_decision: recorded,
+    })
     return result
   }
 
@@ -303,7 +281,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     const response: JsonObject = { jsonrpc: '2.0', id: request.id, result }
     const current = settings.keys[0]
     if (current && request.sessionId !== undefined)
-      signMessage(response, 'result', keyFor(current, request.sessionId), current.id)
+      texts.set(response, signEnvelope(response, 'result', keyFor(current, request.sessionId), current.id))
     return response
   }
 
@@ -345,7 +323,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       const request = checkEnvelope(shell)
       checkNegotiated(request)
       checkTimestamp(request)
-      const canonicalParams = canonicalJson(withoutSignature(request.params))
+      const canonicalParams = jcsWithout(request.params, 'signature')
       request.requestHash = sha256Hex(canonicalParams)
       checkSignature(request, message as JsonObject, canonicalParams)
       await checkReplay(request)
@@ -382,10 +360,15 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     return replies
   }
 
+  function textOf(response: JsonObject): string {
+    return texts.get(response) ?? JSON.stringify(response)
+  }
+
   return {
     settings,
     ledger,
     handle,
+    replyText: (reply) => (Array.isArray(reply) ? `[${reply.map(textOf).join(',')}]` : textOf(reply)),
     handleBody(raw, caller = {}) {
       let body: unknown
       try {
