@@ -10,7 +10,13 @@ import type {
   JsonObject,
 } from '../../src/core/index.js'
 import { createEngine } from '../../src/index.js'
-import { type AcsSettings, type ClientKey, clientHello, settingsWith } from '../../src/protocols/acs/index.js'
+import {
+  type AcsLedger,
+  type AcsSettings,
+  type ClientKey,
+  clientHello,
+  settingsWith,
+} from '../../src/protocols/acs/index.js'
 import { createServer, listen } from '../../src/server/index.js'
 
 export const KEY: ClientKey = { id: 'k1', material: Buffer.from('a shared secret of the deployment', 'utf8') }
@@ -31,6 +37,7 @@ export async function startAcs(
     hooks?: HookDefinition[]
     settings?: Partial<AcsSettings>
     approver?: (request: ApprovalRequest) => Promise<ApprovalAnswer> | ApprovalAnswer
+    ledger?: AcsLedger
   } = {},
 ): Promise<AcsGuardian> {
   const engine = createEngine({
@@ -39,7 +46,10 @@ export async function startAcs(
     limits: { approvalTimeoutMs: 5_000 },
   })
   const settings = settingsWith({ keys: [{ id: KEY.id, material: KEY.material }], ...options.settings })
-  const app = await createServer({ engine, acs: { settings } })
+  const app = await createServer({
+    engine,
+    acs: { settings, ...(options.ledger ? { ledger: options.ledger } : {}) },
+  })
   const url = await listen(app, { port: 0, host: '127.0.0.1' })
   const post = async (body: unknown) => {
     const response = await fetch(`${url}/acs`, {

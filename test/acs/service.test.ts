@@ -4,7 +4,14 @@
 import { randomUUID } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { JsonObject } from '../../src/core/index.js'
-import { acsRequest, clientHello, responseSigned, verifyChain } from '../../src/protocols/acs/index.js'
+import {
+  acsRequest,
+  clientHello,
+  createMemoryLedger,
+  ReplayMemoryFull,
+  responseSigned,
+  verifyChain,
+} from '../../src/protocols/acs/index.js'
 import { type AcsGuardian, KEY, OLD_KEY, startAcs } from './helper.js'
 
 let g: AcsGuardian | undefined
@@ -125,6 +132,29 @@ describe('§10.3 replay protection', () => {
     )
     expect(reused.body.error.code).toBe(-32005)
     expect(reused.body.error.message).toMatch(/nonce/)
+  })
+
+  it('a full in-memory replay memory refuses new requests rather than forgetting ids still in the window', async () => {
+    const ledger = createMemoryLedger({ maxKeys: 3 })
+    const now = 1_000_000
+    for (const id of ['a', 'b', 'c']) expect(await ledger.remember(id, now + 600_000, now)).toBe(true)
+    await expect(ledger.remember('d', now + 600_000, now + 1)).rejects.toBeInstanceOf(ReplayMemoryFull)
+    expect(await ledger.remember('a', now + 600_000, now + 2)).toBe(false)
+    // Once the first ids expire there is room again, and they may be used anew.
+    expect(await ledger.remember('d', now + 1_200_000, now + 600_001)).toBe(true)
+    expect(await ledger.remember('a', now + 1_200_000, now + 600_002)).toBe(true)
+
+    g = await startAcs({ ledger: createMemoryLedger({ maxKeys: 2 }) })
+    const sessionId = await g.session()
+    const first = acsRequest('steps/toolCallRequest', TOOL, { sessionId, key: KEY })
+    expect((await g.post(first)).body.result.decision).toBe('allow')
+    expect(
+      (await g.post(acsRequest('steps/toolCallRequest', TOOL, { sessionId, key: KEY }))).body.result,
+    ).toBeDefined()
+    const refused = await g.post(acsRequest('steps/toolCallRequest', TOOL, { sessionId, key: KEY }))
+    expect(refused.body.error.code).toBe(-32603)
+    expect(refused.body.error.message).toContain('the replay memory holds 2 request ids')
+    expect((await g.post(first)).body.error.code).toBe(-32005)
   })
 
   it('§17.1 -32006 with data.skew_window_ms for a timestamp outside the window', async () => {

@@ -42,10 +42,23 @@ export interface AcsLedger {
 
 /** Options of {@link createMemoryLedger}. */
 export interface MemoryLedgerOptions {
-  /** Most remembered ids before the oldest expired ones are dropped. Default 200 000. */
+  /**
+   * Most ids remembered at once. Ids are forgotten only once they expire: when this many are
+   * still within the window, new requests are refused (a forgotten id could be replayed).
+   * Default 200 000.
+   */
   maxKeys?: number
   /** Most sessions whose chains are kept. Default 10 000. */
   maxSessions?: number
+}
+
+/** The in-memory replay memory holds its maximum of ids that have not expired yet. */
+export class ReplayMemoryFull extends Error {
+  constructor(readonly maxKeys: number) {
+    super(
+      `the replay memory holds ${maxKeys} request ids still within the timestamp window, so this request cannot be checked for replay; retry later, or serve ACS with a database store (warden serve --db)`,
+    )
+  }
 }
 
 /** A ledger in this process's memory, bounded. */
@@ -55,10 +68,11 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): AcsLedger
   const seen = new Map<string, number>()
   const chains = new Map<string, ChainEntry[]>()
 
+  /** Forgets expired ids (insertion order is expiry order: every id gets the same window). */
   function sweep(now: number): void {
     for (const [key, expiresAt] of seen) {
-      if (expiresAt <= now || seen.size > maxKeys) seen.delete(key)
-      else break
+      if (expiresAt > now) break
+      seen.delete(key)
     }
   }
 
@@ -66,9 +80,10 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): AcsLedger
     async remember(key, expiresAt, now) {
       const known = seen.get(key)
       if (known !== undefined && known > now) return false
+      if (seen.size % 1024 === 0 || seen.size >= maxKeys) sweep(now)
+      if (known === undefined && seen.size >= maxKeys) throw new ReplayMemoryFull(maxKeys)
       seen.delete(key)
       seen.set(key, expiresAt)
-      if (seen.size > maxKeys || seen.size % 1024 === 0) sweep(now)
       return true
     },
     async head(sessionId) {

@@ -20,7 +20,7 @@ import { type AcsRequest, checkEnvelope, checkShell } from './envelope.js'
 import { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
 import { ACS_VERSION, type Negotiated, serverHello } from './handshake.js'
 import { jcsWithout } from './jcs.js'
-import { type AcsLedger, createChainAppender, createMemoryLedger } from './ledger.js'
+import { type AcsLedger, createChainAppender, createMemoryLedger, ReplayMemoryFull } from './ledger.js'
 import { acsMethod } from './methods.js'
 import { type AcsSettings, settingsWith } from './settings.js'
 
@@ -185,10 +185,20 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     }
   }
 
+  /** Remembers an id; a replay memory that is full refuses the request, naming the cause. */
+  async function rememberOnce(key: string, until: number, t: number): Promise<boolean> {
+    try {
+      return await ledger.remember(key, until, t)
+    } catch (error) {
+      if (error instanceof ReplayMemoryFull) throw new AcsError(ACS_ERRORS.internal, error.message)
+      throw error
+    }
+  }
+
   async function checkReplay(request: AcsRequest): Promise<void> {
     const t = now()
     const until = t + settings.skewWindowMs * 2
-    if (!(await ledger.remember(`r:${request.sessionId}:${request.requestId}`, until, t))) {
+    if (!(await rememberOnce(`r:${request.sessionId}:${request.requestId}`, until, t))) {
       throw new AcsError(
         ACS_ERRORS.replayDetected,
         'this request_id was already used in this session; send a new request_id (and nonce)',
@@ -196,7 +206,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     }
     if (
       request.nonce !== undefined &&
-      !(await ledger.remember(`n:${request.sessionId}:${request.nonce}`, until, t))
+      !(await rememberOnce(`n:${request.sessionId}:${request.nonce}`, until, t))
     ) {
       throw new AcsError(
         ACS_ERRORS.replayDetected,
