@@ -4,7 +4,7 @@
 
 import { type BreakerTrip, DEFAULT_BREAKER, MemoryBreakerState } from './breaker.js'
 import { type EventName, isBlockingEvent, lookupEventName } from './catalog.js'
-import { prepareHook, type RegisteredHook, runChain } from './chain.js'
+import { type ChainResult, prepareHook, type RegisteredHook, runChain } from './chain.js'
 import type { Decision, DecisionKind } from './decision.js'
 import { dryRun } from './dry-run.js'
 import {
@@ -25,7 +25,7 @@ import {
 } from './events.js'
 import type { HookDefinition, HookSpec } from './hook.js'
 import { DecisionIds, randomIdPrefix } from './ids.js'
-import { compose, resolveAsk } from './outcome.js'
+import { cannotBlock, compose, type DecisionCore, resolveAsk } from './outcome.js'
 import { InFlight } from './run-hook.js'
 import { byPriorityThenName, type EventView, HookIndex, inRegistrationOrder } from './selection.js'
 import { payloadBytes } from './size.js'
@@ -75,6 +75,11 @@ export function createEngine(options: EngineOptions): Engine {
     lastGiven = undefined
   }
 
+  /** The decision once recorded: as it is without a recorder, else a promise. */
+  function recorded(decision: Decision, event: CheckedEvent): Soon<Decision> {
+    return options.recorder ? record(decision, event) : decision
+  }
+
   async function record(decision: Decision, event: CheckedEvent): Promise<Decision> {
     if (!options.recorder) return decision
     try {
@@ -99,7 +104,7 @@ export function createEngine(options: EngineOptions): Engine {
     reason: string,
     code: string,
     started: number,
-  ): Promise<Decision> {
+  ): Soon<Decision> {
     const blocking = isBlockingEvent(event.event)
     const result: Decision = {
       id,
@@ -113,33 +118,54 @@ export function createEngine(options: EngineOptions): Engine {
       durationMs: clock.now() - started,
       blocking,
     }
-    return record(result, event)
+    return recorded(result, event)
   }
 
-  async function decide(
+  /** Runs the chain and decides: synchronously when every hook was (no promise made). */
+  function decide(
     id: string,
     event: CheckedEvent,
     hooks: readonly RegisteredHook[],
     started: number,
     blocking: boolean,
-  ): Promise<Decision> {
-    let result: Awaited<ReturnType<typeof runChain>>
+  ): Soon<Decision> {
+    let result: ChainResult | Promise<ChainResult>
     try {
-      result = await runChain(event, hooks, chainEnv, started)
+      result = runChain(event, hooks, chainEnv, started)
     } catch (error) {
-      return early(
-        id,
-        event,
-        'deny',
-        `internal error while running hooks: ${errorMessage(error)}`,
-        'internal',
-        started,
-      )
+      return chainFailed(id, event, started, error)
     }
-    const core =
-      !result.denied && result.asks.length > 0
-        ? await resolveAsk(result, event, id, options.approver, limits.approvalTimeoutMs)
-        : compose(result)
+    if (!(result instanceof Promise)) return conclude(id, event, result, started, blocking)
+    return result.then(
+      (done) => conclude(id, event, done, started, blocking),
+      (error: unknown) => chainFailed(id, event, started, error),
+    )
+  }
+
+  /** A chain that threw or rejected: a deny naming the cause. */
+  function chainFailed(id: string, event: CheckedEvent, started: number, error: unknown): Soon<Decision> {
+    const reason = `internal error while running hooks: ${errorMessage(error)}`
+    return early(id, event, 'deny', reason, 'internal', started)
+  }
+
+  /** The decision for a chain's result; held asks go to the approver first (`core` then). */
+  function conclude(
+    id: string,
+    event: CheckedEvent,
+    result: ChainResult,
+    started: number,
+    blocking: boolean,
+    resolved?: DecisionCore,
+  ): Soon<Decision> {
+    let core = resolved
+    if (core === undefined) {
+      if (!result.denied && result.asks.length > 0) {
+        return resolveAsk(result, event, id, options.approver, limits.approvalTimeoutMs).then((asked) =>
+          conclude(id, event, result, started, blocking, asked),
+        )
+      }
+      core = compose(result)
+    }
     const decision: Decision = {
       id,
       event: event.event,
@@ -154,8 +180,7 @@ export function createEngine(options: EngineOptions): Engine {
     }
     if (core.payload !== undefined) decision.payload = core.payload
     if (core.approval !== undefined) decision.approval = core.approval
-    // Awaited rather than returned: an async function handing back a promise costs ticks.
-    return options.recorder ? await record(decision, event) : decision
+    return recorded(decision, event)
   }
 
   function resolveName(given: string): ResolvedName | undefined {
@@ -172,12 +197,12 @@ export function createEngine(options: EngineOptions): Engine {
     return entry
   }
 
-  function invalid(id: string, reason: string): Promise<Decision> {
+  function invalid(id: string, reason: string): Soon<Decision> {
     const event: CheckedEvent = { event: 'custom.invalid', payload: {}, context: {} }
     return early(id, event, 'deny', reason, 'invalid-event', clock.now())
   }
 
-  function unknownEvent(id: string, given: unknown): Promise<Decision> {
+  function unknownEvent(id: string, given: unknown): Soon<Decision> {
     return invalid(id, eventProblems.unknownName(given))
   }
 
@@ -196,7 +221,7 @@ export function createEngine(options: EngineOptions): Engine {
     return early(id, event, 'deny', reason, 'depth-cap', now)
   }
 
-  function dispatchUnchecked(input: DispatchInput): Promise<Decision> {
+  function dispatchUnchecked(input: DispatchInput): Soon<Decision> {
     const id = ids.next()
     if (typeof input !== 'object' || input === null) {
       return invalid(id, eventProblems.notAnObject(input))
@@ -228,7 +253,7 @@ export function createEngine(options: EngineOptions): Engine {
         durationMs: 0,
         blocking,
       }
-      return options.recorder ? record(decision, checked(name, input)) : Promise.resolve(decision)
+      return options.recorder ? record(decision, checked(name, input)) : decision
     }
     const event = checked(name, input)
     const hooks = view.select(event.context)
@@ -239,11 +264,11 @@ export function createEngine(options: EngineOptions): Engine {
       return early(id, event, 'deny', reason, 'payload-too-large', started)
     }
     if (blocking) return decide(id, event, hooks, started, true)
-    if (input.wait) return decide(id, event, hooks, started, false).then(cannotBlock)
-    const running = decide(id, event, hooks, started, false).then(() => undefined)
+    if (input.wait) return Promise.resolve(decide(id, event, hooks, started, false)).then(cannotBlock)
+    const running = Promise.resolve(decide(id, event, hooks, started, false)).then(() => undefined)
     background.add(running)
     void running.finally(() => background.delete(running))
-    return Promise.resolve({
+    return {
       id,
       event: name,
       decision: 'allow',
@@ -254,30 +279,24 @@ export function createEngine(options: EngineOptions): Engine {
       trace: [],
       durationMs: clock.now() - started,
       blocking: false,
-    })
-  }
-
-  /** A waited-for non-blocking decision: what the hooks said, but never a denial. */
-  function cannotBlock(decision: Decision): Decision {
-    if (decision.decision === 'allow') return decision
-    const said = decision.reason ? `: ${decision.reason}` : ''
-    const allowed: Decision = {
-      ...decision,
-      decision: 'allow',
-      reason: `${decision.event} cannot block; its hooks answered ${decision.decision}${said}`,
     }
-    delete allowed.payload
-    delete allowed.approval
-    return allowed
   }
 
-  /** Never throws: an unexpected failure is a deny naming it. */
-  function dispatch(input: DispatchInput): Promise<Decision> {
+  const drain = async (): Promise<void> => {
+    while (background.size > 0) await Promise.allSettled([...background])
+  }
+  /** Never throws: an unexpected failure is a deny naming it. Synchronous when it can be. */
+  function dispatchNow(input: DispatchInput): Soon<Decision> {
     try {
       return dispatchUnchecked(input)
     } catch (error) {
       return invalid(ids.next(), `internal error while dispatching: ${errorMessage(error)}`)
     }
+  }
+
+  function dispatch(input: DispatchInput): Promise<Decision> {
+    const decision = dispatchNow(input)
+    return decision instanceof Promise ? decision : Promise.resolve(decision)
   }
 
   for (const definition of options.hooks ?? []) {
@@ -291,7 +310,7 @@ export function createEngine(options: EngineOptions): Engine {
     registry.set(entry)
   }
 
-  return {
+  const engine: Engine = {
     dispatch,
     register(definition, registerOptions) {
       const entry = prepare(definition)
@@ -328,20 +347,33 @@ export function createEngine(options: EngineOptions): Engine {
     openBreakers() {
       return breaker.openTrips()
     },
-    async drain() {
-      while (background.size > 0) await Promise.allSettled([...background])
-    },
+    drain,
     async close() {
       closed = true
-      const draining = (async () => {
-        while (background.size > 0) await Promise.allSettled([...background])
-      })()
+      const draining = drain()
       const grace = new Promise((resolve) => setTimeout(resolve, limits.chainBudgetMs).unref?.())
       await Promise.race([draining, grace])
       inFlight.abortAll('the engine is closing')
       for (const factory of handlers.values()) await factory.close?.()
     },
   }
+  soonDispatchers.set(engine, dispatchNow)
+  return engine
+}
+
+/** A value now, or a promise of it when something on the way was asynchronous. */
+export type Soon<T> = T | Promise<T>
+
+/** The synchronous-when-possible dispatch of each engine {@link createEngine} made. */
+const soonDispatchers = new WeakMap<Engine, (input: DispatchInput) => Soon<Decision>>()
+
+/**
+ * `engine.dispatch`, but the decision comes back synchronously (no promise, no tick) when
+ * every hook that ran and the recorder did; never throws. Other engines: their `dispatch`.
+ */
+export function dispatchSoon(engine: Engine, input: DispatchInput): Soon<Decision> {
+  const soon = soonDispatchers.get(engine)
+  return soon ? soon(input) : engine.dispatch(input)
 }
 
 interface ResolvedName {

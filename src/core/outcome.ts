@@ -27,7 +27,8 @@ export type ApprovalAnswer =
 /** Resolves held asks. */
 export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer> | ApprovalAnswer
 
-type DecisionCore = Omit<Decision, 'id' | 'event' | 'durationMs' | 'blocking' | 'trace'>
+/** A decision without what the engine adds itself (id, event, timing, trace). */
+export type DecisionCore = Omit<Decision, 'id' | 'event' | 'durationMs' | 'blocking' | 'trace'>
 
 /** Composes the final decision from a chain result (asks are resolved by {@link resolveAsk}). */
 export function compose(result: ChainResult): DecisionCore {
@@ -75,6 +76,20 @@ function core(
     additionalContext: result.additionalContext,
     policies: result.policies,
   }
+}
+
+/** A waited-for non-blocking decision: what the hooks said, but never a denial. */
+export function cannotBlock(decision: Decision): Decision {
+  if (decision.decision === 'allow') return decision
+  const said = decision.reason ? `: ${decision.reason}` : ''
+  const allowed: Decision = {
+    ...decision,
+    decision: 'allow',
+    reason: `${decision.event} cannot block; its hooks answered ${decision.decision}${said}`,
+  }
+  delete allowed.payload
+  delete allowed.approval
+  return allowed
 }
 
 /**

@@ -3,9 +3,21 @@
 // `plugins`. Bodies are read raw so that bad UTF-8, bad JSON, deep nesting and bodies over
 // the limit all become JSON-RPC errors rather than HTTP failures.
 
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify'
 import type { Engine } from '../core/index.js'
-import { AOS_DEFAULTS, createAosService, errorResponse, RPC_ERRORS, rpcError } from '../protocols/index.js'
+import {
+  AOS_DEFAULTS,
+  type AosReply,
+  createAosService,
+  errorResponse,
+  RPC_ERRORS,
+  rpcError,
+} from '../protocols/index.js'
 import { type AcsRouteOptions, mountAcs } from './acs.js'
 
 /** Something that adds routes to the app (e.g. `/metrics`, `/ws`). */
@@ -41,6 +53,8 @@ export interface ServerOptions {
 }
 
 export const SERVER_DEFAULTS = { bodyLimitBytes: 1024 * 1024, version: '0.1.0' } as const
+
+const JSON_TYPE = 'application/json; charset=utf-8'
 
 /**
  * Creates the Fastify app (not listening yet; see {@link listen}).
@@ -109,7 +123,44 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         .header('content-type', 'application/json; charset=utf-8')
         .send(JSON.stringify(shuttingDown))
     })
-    scope.post('/aos', async (request, reply) => {
+    /** Sends an answer: 204 for notifications only, else the JSON-RPC response. */
+    const send = (reply: FastifyReply, answer: AosReply): void => {
+      if (closing) reply.header('connection', 'close')
+      if (answer === undefined) reply.code(204).send()
+      else reply.code(200).header('content-type', JSON_TYPE).send(JSON.stringify(answer))
+    }
+    /** With `server.auth: token`: the caller is checked first, its token may pin the tenant. */
+    const authenticated = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      authenticate: NonNullable<ServerOptions['authenticate']>,
+      body: Buffer,
+    ): Promise<FastifyReply> => {
+      let tenant = request.headers['x-warden-tenant']
+      const verdict = await authenticate(request.headers.authorization, request.query)
+      if ('error' in verdict) {
+        const rpc = rpcError(RPC_ERRORS.invalidRequest, 'authorization', verdict.error)
+        return reply.code(401).header('www-authenticate', 'Bearer').send(errorResponse(null, rpc))
+      }
+      const own = verdict.principal.tenant
+      if (own !== undefined) {
+        if (tenant !== undefined && tenant !== own) {
+          const rpc = rpcError(
+            RPC_ERRORS.invalidRequest,
+            'x-warden-tenant',
+            `this token belongs to tenant "${own}"; X-Warden-Tenant cannot name another tenant`,
+          )
+          return reply.code(403).send(errorResponse(null, rpc))
+        }
+        tenant = own
+      }
+      send(reply, await service.answerBody(body, tenant === undefined ? {} : { tenant }))
+      return reply
+    }
+    // Not async: when every hook answers synchronously, so does the route (no promise, no
+    // extra tick); a pending answer is sent once it settles, a failure goes to the error
+    // handler like a thrown one.
+    scope.post('/aos', (request, reply) => {
       const encoding = request.headers['content-encoding']
       if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
         const rpc = rpcError(
@@ -117,36 +168,19 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
           'content-encoding',
           `content-encoding "${encoding.slice(0, 40)}" is not supported; send the body uncompressed`,
         )
-        return reply.code(415).send(errorResponse(null, rpc))
+        reply.code(415).send(errorResponse(null, rpc))
+        return
       }
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
-      let tenant = request.headers['x-warden-tenant']
-      if (options.authenticate) {
-        const verdict = await options.authenticate(request.headers.authorization, request.query)
-        if ('error' in verdict) {
-          const rpc = rpcError(RPC_ERRORS.invalidRequest, 'authorization', verdict.error)
-          return reply.code(401).header('www-authenticate', 'Bearer').send(errorResponse(null, rpc))
-        }
-        const own = verdict.principal.tenant
-        if (own !== undefined) {
-          if (tenant !== undefined && tenant !== own) {
-            const rpc = rpcError(
-              RPC_ERRORS.invalidRequest,
-              'x-warden-tenant',
-              `this token belongs to tenant "${own}"; X-Warden-Tenant cannot name another tenant`,
-            )
-            return reply.code(403).send(errorResponse(null, rpc))
-          }
-          tenant = own
-        }
-      }
-      const answer = await service.handleBody(body, tenant === undefined ? {} : { tenant })
-      if (closing) reply.header('connection', 'close')
-      if (answer === undefined) return reply.code(204).send()
-      return reply
-        .code(200)
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(JSON.stringify(answer))
+      if (options.authenticate) return authenticated(request, reply, options.authenticate, body)
+      const tenant = request.headers['x-warden-tenant']
+      const answer = service.answerBody(body, tenant === undefined ? {} : { tenant })
+      if (answer instanceof Promise) {
+        answer.then(
+          (settled) => send(reply, settled),
+          (error: unknown) => reply.send(error),
+        )
+      } else send(reply, answer)
     })
   })
 

@@ -2,7 +2,8 @@
 // checks it, answers single requests, batches and notifications as JSON-RPC 2.0 says,
 // maps each method onto its event, asks the engine and maps the decision back.
 
-import type { Engine, JsonObject } from '../../core/index.js'
+import { dispatchSoon, type Soon } from '../../core/engine.js'
+import type { Decision, Engine, JsonObject } from '../../core/index.js'
 import { checkTenant, type RequestMeta } from './context.js'
 import {
   checkEnvelope,
@@ -39,6 +40,11 @@ export type AosReply = JsonObject | JsonObject[] | undefined
 export interface AosService {
   /** Answers a raw request body with the headers that matter (the tenant header). */
   handleBody(body: Uint8Array, headers: { tenant?: string | string[] }): Promise<AosReply>
+  /**
+   * {@link AosService.handleBody}, answering synchronously when every hook that ran did
+   * (no promise is made), else with a promise. Never throws.
+   */
+  answerBody(body: Uint8Array, headers: { tenant?: string | string[] }): Soon<AosReply>
   /** Answers an already decoded body. */
   handle(body: unknown, meta: RequestMeta): Promise<AosReply>
 }
@@ -60,13 +66,20 @@ export function createAosService(options: AosServiceOptions): AosService {
   const maxDepth = options.maxDepth ?? AOS_DEFAULTS.maxDepth
   const state = createMappingState()
 
-  async function answer(request: RpcRequest, meta: RequestMeta): Promise<JsonObject | undefined> {
+  /** Answers a checked request; throws an RpcError for what it cannot answer. */
+  function answer(request: RpcRequest, meta: RequestMeta): Soon<JsonObject | undefined> {
     const id = request.id
     if (request.method === 'ping') {
       return id === undefined ? undefined : { jsonrpc: '2.0', id, result: pingResult(version) }
     }
     const mapped = mapRequest(request, meta, state)
-    const decision = await engine.dispatch(mapped)
+    const decision = dispatchSoon(engine, mapped)
+    if (decision instanceof Promise) return decision.then((made) => answered(request, made, mapped.payload))
+    return answered(request, decision, mapped.payload)
+  }
+
+  function answered(request: RpcRequest, decision: Decision, payload: JsonObject): JsonObject | undefined {
+    const id = request.id
     if (id === undefined) return undefined
     if (decision.trace.length === 0 && decision.reasonCode[0] === 'invalid-event') {
       throw rpcError(RPC_ERRORS.invalidParams, 'params', decision.reason)
@@ -74,11 +87,12 @@ export function createAosService(options: AosServiceOptions): AosService {
     return {
       jsonrpc: '2.0',
       id,
-      result: decisionResult(decision, request as RpcRequest & { id: RpcId }, mapped.payload),
+      result: decisionResult(decision, request as RpcRequest & { id: RpcId }, payload),
     }
   }
 
-  async function one(message: unknown, meta: RequestMeta): Promise<JsonObject | undefined> {
+  /** Answers one message of a body; never throws nor rejects. */
+  function one(message: unknown, meta: RequestMeta): Soon<JsonObject | undefined> {
     let request: RpcRequest
     try {
       request = checkEnvelope(message)
@@ -90,21 +104,50 @@ export function createAosService(options: AosServiceOptions): AosService {
       return errorResponse(readableId(message) ?? null, rpc)
     }
     try {
-      return await answer(request, meta)
+      const reply = answer(request, meta)
+      if (!(reply instanceof Promise)) return reply
+      return reply.then(undefined, (error: unknown) => failure(request, error))
     } catch (error) {
-      if (request.id === undefined) return undefined
-      if (error instanceof RpcError) return errorResponse(request.id, error)
-      options.onInternalError?.(error)
-      return errorResponse(
-        request.id,
-        rpcError(RPC_ERRORS.internal, 'server', 'an internal error occurred; the request was not evaluated'),
-      )
+      return failure(request, error)
     }
   }
 
-  /** Not async itself: a single request's promise is handed on as it is, with no extra ticks. */
-  function handle(body: unknown, meta: RequestMeta): Promise<AosReply> {
+  /** The error response for a request that failed (none for a notification). */
+  function failure(request: RpcRequest, error: unknown): JsonObject | undefined {
+    if (request.id === undefined) return undefined
+    if (error instanceof RpcError) return errorResponse(request.id, error)
+    options.onInternalError?.(error)
+    return errorResponse(
+      request.id,
+      rpcError(RPC_ERRORS.internal, 'server', 'an internal error occurred; the request was not evaluated'),
+    )
+  }
+
+  /** A single request's answer is handed on as it is: synchronous when it could be. */
+  function handleSoon(body: unknown, meta: RequestMeta): Soon<AosReply> {
     return Array.isArray(body) ? batch(body, meta) : one(body, meta)
+  }
+
+  /** Async, so that even an `onInternalError` that throws ends as a rejection. */
+  async function handle(body: unknown, meta: RequestMeta): Promise<AosReply> {
+    return handleSoon(body, meta)
+  }
+
+  function answerBody(raw: Uint8Array, headers: { tenant?: string | string[] }): Soon<AosReply> {
+    let body: unknown
+    try {
+      body = decodeBody(raw, maxDepth)
+    } catch (error) {
+      return errorResponse(null, error as RpcError)
+    }
+    let tenant: string | undefined
+    try {
+      tenant = checkTenant(headers.tenant)
+    } catch (error) {
+      const id = Array.isArray(body) ? null : (readableId(body) ?? null)
+      return errorResponse(id, error as RpcError)
+    }
+    return handleSoon(body, tenant === undefined ? NO_META : { tenant })
   }
 
   async function batch(body: unknown[], meta: RequestMeta): Promise<AosReply> {
@@ -131,21 +174,9 @@ export function createAosService(options: AosServiceOptions): AosService {
 
   return {
     handle,
-    handleBody(raw, headers) {
-      let body: unknown
-      try {
-        body = decodeBody(raw, maxDepth)
-      } catch (error) {
-        return Promise.resolve(errorResponse(null, error as RpcError))
-      }
-      let tenant: string | undefined
-      try {
-        tenant = checkTenant(headers.tenant)
-      } catch (error) {
-        const id = Array.isArray(body) ? null : (readableId(body) ?? null)
-        return Promise.resolve(errorResponse(id, error as RpcError))
-      }
-      return handle(body, tenant === undefined ? NO_META : { tenant })
+    answerBody,
+    async handleBody(raw, headers) {
+      return answerBody(raw, headers)
     },
   }
 }
