@@ -44,7 +44,9 @@ export interface A2aPayload {
 }
 
 /** What `a2a.response` carries: one answer or streamed event from the upstream agent. */
-export interface A2aResponsePayload extends A2aPayload {
+export interface A2aResponsePayload extends Omit<A2aPayload, 'method'> {
+  /** The method answered, when known (an AOS `protocols/A2A` response does not say). */
+  method?: string
   direction: 'inbound'
   kind: 'task' | 'message' | 'statusUpdate' | 'artifactUpdate' | 'result'
 }

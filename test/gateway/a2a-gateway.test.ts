@@ -17,7 +17,7 @@ import { buildEngine } from '../../src/sources/index.js'
 import { clientFor, type PeerAgent, partsText, startPeerAgent, userMessage } from './a2a-peer.js'
 
 function firstText(payload: JsonObject): string {
-  const message = (payload.a2a as JsonObject).payload as JsonObject
+  const message = ((payload.a2a as JsonObject).payload as JsonObject).params as JsonObject
   const parts = ((message.message as JsonObject | undefined)?.parts ?? []) as JsonObject[]
   return parts.map((p) => String(p.text ?? '')).join('')
 }
@@ -40,10 +40,10 @@ const hooks: HookDefinition[] = [
       fn: ({ event }: HookCall) => {
         if (!firstText(event.payload).startsWith('shout')) return undefined
         const a2a = event.payload.a2a as JsonObject
-        const params = structuredClone(a2a.payload) as JsonObject
-        const parts = (params.message as JsonObject).parts as JsonObject[]
+        const request = structuredClone(a2a.payload) as JsonObject
+        const parts = ((request.params as JsonObject).message as JsonObject).parts as JsonObject[]
         ;(parts[0] as JsonObject).text = 'whisper'
-        return modify({ ...event.payload, a2a: { ...a2a, payload: params } })
+        return modify({ ...event.payload, a2a: { ...a2a, payload: request } })
       },
     },
   },

@@ -21,7 +21,8 @@ type Streamed = { payload?: { $case: string; value: { artifact?: { parts: never[
 
 function chunkText(payload: JsonObject): string {
   const a2a = payload.a2a as JsonObject
-  const update = (a2a.payload as JsonObject).artifactUpdate as JsonObject | undefined
+  const result = (a2a.payload as JsonObject).result as JsonObject
+  const update = result.artifactUpdate as JsonObject | undefined
   const parts = ((update?.artifact as JsonObject | undefined)?.parts ?? []) as JsonObject[]
   return parts.map((p) => String(p.text ?? '')).join('')
 }
@@ -53,7 +54,8 @@ const hooks: HookDefinition[] = [
       fn: ({ event }: HookCall) => {
         if (!chunkText(event.payload).includes('123-45-6789')) return undefined
         const copy = structuredClone(event.payload) as JsonObject
-        const update = ((copy.a2a as JsonObject).payload as JsonObject).artifactUpdate as JsonObject
+        const result = ((copy.a2a as JsonObject).payload as JsonObject).result as JsonObject
+        const update = result.artifactUpdate as JsonObject
         for (const part of (update.artifact as JsonObject).parts as JsonObject[]) {
           part.text = String(part.text).replaceAll('123-45-6789', '[redacted]')
         }

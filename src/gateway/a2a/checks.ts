@@ -1,7 +1,8 @@
 // The checks of the A2A gateway: a request is its operation's event (`a2a.send`, ...)
 // before it leaves, with push-notification URLs under the SSRF policy; every answer and
 // streamed event is `a2a.response` before it is passed on; the agent card is `a2a.card`.
-// Each check answers what to forward (as modified) or the refusal to send instead.
+// Requests and answers are seen as A2A JSON-RPC messages (see payload.ts). Each check
+// answers what to forward (as modified) or the refusal to send instead.
 
 import type { Decision, Engine, EventContext, EventName, Json, JsonObject } from '../../core/index.js'
 import type { A2aMethodInfo } from './methods.js'
@@ -9,11 +10,14 @@ import {
   type Caller,
   callContext,
   isObject,
-  modifiedPayload,
-  type ResponseKind,
+  modifiedParams,
+  modifiedResult,
+  type RpcId,
   requestPayload,
   responseKind,
   responsePayload,
+  rpcRequest,
+  rpcResponse,
   sameKind,
   type Target,
 } from './payload.js'
@@ -48,10 +52,14 @@ export class A2aChecks {
     this.log = options.log ?? (() => undefined)
   }
 
-  /** Checks a request before it leaves for the upstream. */
+  /**
+   * Checks a request before it leaves for the upstream; `id` is the JSON-RPC id the event's
+   * `a2a.payload` carries, `requestId` the context's.
+   */
   async request(
     info: A2aMethodInfo,
     method: string,
+    id: RpcId,
     params: JsonObject,
     caller: Caller,
     target: Target,
@@ -62,14 +70,14 @@ export class A2aChecks {
     if (info.operation !== 'extendedCard') {
       const decision = await this.dispatch(
         info.event,
-        requestPayload(method, params, caller, target),
+        requestPayload(method, id, params, caller, target),
         context,
       )
       if (decision.decision === 'deny') return { ok: false, refusal: this.denied(method, decision) }
       if (decision.decision === 'modify') {
-        const modified = modifiedPayload(decision)
-        if (!modified.ok) return { ok: false, refusal: refusedBy(modified.error) }
-        current = modified.payload
+        const modified = modifiedParams(decision, rpcRequest(id, method, params))
+        if (!modified.ok) return { ok: false, refusal: this.refused(method, modified.error) }
+        current = modified.value
       }
     }
     if (info.operation === 'pushConfig.set' || info.operation === 'send' || info.operation === 'stream') {
@@ -82,23 +90,32 @@ export class A2aChecks {
     return { ok: true, params: current, context }
   }
 
-  /** Checks an answer or one streamed event as `a2a.response`. */
-  async response(method: string, value: Json, context: EventContext, target: Target): Promise<ResponseCheck> {
-    const kind: ResponseKind = responseKind(value).kind
+  /** Checks an answer or one streamed event (the `result` of response `id`) as `a2a.response`. */
+  async response(
+    method: string,
+    id: RpcId,
+    value: Json,
+    context: EventContext,
+    target: Target,
+  ): Promise<ResponseCheck> {
+    const kind = responseKind(value).kind
     const decision = await this.dispatch(
       RESPONSE_EVENT,
-      responsePayload(method, kind, value, target),
+      responsePayload(method, id, kind, value, target),
       context,
     )
-    if (decision.decision === 'deny')
-      return { ok: false, refusal: this.denied(`the answer to ${method}`, decision) }
+    const what = `the answer to ${method}`
+    if (decision.decision === 'deny') return { ok: false, refusal: this.denied(what, decision) }
     if (decision.decision !== 'modify') return { ok: true, value }
-    const modified = modifiedPayload(decision)
-    if (!modified.ok) return { ok: false, refusal: refusedBy(modified.error) }
-    if (!sameKind(value, modified.payload)) {
-      return { ok: false, refusal: refusedBy(`a modify may not turn a ${kind} into another kind of answer`) }
+    const modified = modifiedResult(decision, rpcResponse(id, value))
+    if (!modified.ok) return { ok: false, refusal: this.refused(what, modified.error) }
+    if (!sameKind(value, modified.value)) {
+      return {
+        ok: false,
+        refusal: this.refused(what, `a modify may not turn a ${kind} into another kind of answer`),
+      }
     }
-    return { ok: true, value: modified.payload }
+    return { ok: true, value: modified.value }
   }
 
   /** Checks the agent card given to a client (hooks may hide or rewrite skills). */
@@ -118,6 +135,11 @@ export class A2aChecks {
 
   private dispatch(event: EventName, payload: JsonObject, context: EventContext): Promise<Decision> {
     return this.options.engine.dispatch({ event, payload, context })
+  }
+
+  private refused(what: string, reason: string): Refusal {
+    this.log(`denied ${what}: ${reason}`)
+    return refusedBy(reason)
   }
 
   private denied(what: string, decision: Decision): Refusal {

@@ -9,7 +9,7 @@ import { errorMessage } from '../../core/index.js'
 import type { A2aChecks } from './checks.js'
 import type { A2aLimits } from './limits.js'
 import type { A2aMethodInfo } from './methods.js'
-import type { Caller, Target } from './payload.js'
+import type { Caller, RpcId, Target } from './payload.js'
 import { SSE_HEADERS } from './sse.js'
 import { type RelaySink, relayStream } from './stream.js'
 import { type Upstream, UpstreamError, type UpstreamRequest } from './upstream.js'
@@ -30,6 +30,8 @@ export interface TransportCall {
   info: A2aMethodInfo
   /** The method name events carry. */
   method: string
+  /** The JSON-RPC id events carry (the caller's, or the generated request id on HTTP+JSON). */
+  id: RpcId
   params: JsonObject
   caller: Caller
   target: Target
@@ -71,6 +73,7 @@ export async function forwardCall(
     const checked = await deps.checks.request(
       call.info,
       call.method,
+      call.id,
       call.params,
       call.caller,
       call.target,
@@ -91,7 +94,7 @@ export async function forwardCall(
       res.writeHead(read.status, { 'content-type': 'application/json' }).end(read.body)
       return
     }
-    const result = await deps.checks.response(call.method, read.value, checked.context, call.target)
+    const result = await deps.checks.response(call.method, call.id, read.value, checked.context, call.target)
     if (!result.ok) return call.refuse(res, result.refusal)
     if (result.value === read.value) call.answer(res, result.value, answer.text)
     else call.answer(res, result.value)
@@ -139,6 +142,7 @@ async function openStream(
     context,
     target: call.target,
     method: call.method,
+    id: call.id,
     limits: deps.limits,
     body: stream.body,
     sink,

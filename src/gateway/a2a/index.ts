@@ -21,9 +21,12 @@ export {
 export {
   type Caller,
   type ResponseKind,
+  type RpcId,
   requestPayload,
   responseKind,
   responsePayload,
+  rpcRequest,
+  rpcResponse,
   type Target,
 } from './payload.js'
 export { PushUrlPolicy, pushUrls } from './push-policy.js'

@@ -64,6 +64,7 @@ export async function handleJsonRpc(
   const call: TransportCall = {
     info,
     method: request.method,
+    id,
     params: request.params ?? {},
     caller,
     target,

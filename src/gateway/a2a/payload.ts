@@ -1,9 +1,11 @@
-// A2A messages as Warden events, shaped like the `/aos` A2A methods: the payload is
-// `{a2a: {method, payload, from, to}}` with the A2A params as `a2a.payload`; answers and
-// streamed events are `a2a.response` with `a2a.kind` (task, message, statusUpdate,
-// artifactUpdate, result) and the answer as `a2a.payload`. The context carries the tenant,
-// the upstream agent from its card, `session.id` from the contextId and `turnId` from the
-// taskId. A modify may change `a2a.payload` only, and it must stay a JSON object.
+// A2A messages as Warden events, in the shape `/aos` gives A2A methods: the payload is
+// `{a2a: {method, payload, from, to}}` with the whole A2A JSON-RPC request
+// `{jsonrpc, id, method, params}` as `a2a.payload`; answers and streamed events are
+// `a2a.response` with `a2a.kind` (task, message, statusUpdate, artifactUpdate, result) and
+// the JSON-RPC response `{jsonrpc, id, result}` as `a2a.payload`. HTTP+JSON calls get the
+// same envelope, synthesised. The context carries the tenant, the upstream agent from its
+// card, `session.id` from the contextId and `turnId` from the taskId. A modify may change
+// `a2a.payload.params` (or `.result`) only: `jsonrpc`, `id` and `method` stay as they were.
 
 import type { Decision, EventContext, Json, JsonObject } from '../../core/index.js'
 
@@ -37,14 +39,32 @@ const V03_KINDS: Record<string, ResponseKind> = {
   'artifact-update': 'artifactUpdate',
 }
 
+/** A JSON-RPC id: the caller's on JSON-RPC, the generated request id on HTTP+JSON. */
+export type RpcId = string | number
+
+/** The A2A JSON-RPC request a call is (as sent, or synthesised for HTTP+JSON). */
+export function rpcRequest(id: RpcId, method: string, params: JsonObject): JsonObject {
+  return { jsonrpc: '2.0', id, method, params }
+}
+
+/** The A2A JSON-RPC response carrying one answer or streamed event. */
+export function rpcResponse(id: RpcId, result: Json): JsonObject {
+  return { jsonrpc: '2.0', id, result }
+}
+
 /** The payload of an outbound event (`a2a.send`, `a2a.get`, ...). */
 export function requestPayload(
   method: string,
+  id: RpcId,
   params: JsonObject,
   caller: Caller,
   target: Target,
 ): JsonObject {
-  const a2a: JsonObject = { method, payload: params, to: { agent: { name: target.name, url: target.url } } }
+  const a2a: JsonObject = {
+    method,
+    payload: rpcRequest(id, method, params),
+    to: { agent: { name: target.name, url: target.url } },
+  }
   const from: JsonObject = {}
   if (caller.agent) from.agent = { name: caller.agent, id: caller.agent }
   if (caller.user) from.user = { id: caller.user }
@@ -52,14 +72,20 @@ export function requestPayload(
   return { a2a }
 }
 
-/** The payload of an `a2a.response` event. */
-export function responsePayload(method: string, kind: ResponseKind, body: Json, target: Target): JsonObject {
+/** The payload of an `a2a.response` event: `result` is the answer or one streamed event. */
+export function responsePayload(
+  method: string,
+  id: RpcId,
+  kind: ResponseKind,
+  result: Json,
+  target: Target,
+): JsonObject {
   return {
     a2a: {
       method,
       direction: 'inbound',
       kind,
-      payload: body,
+      payload: rpcResponse(id, result),
       to: { agent: { name: target.name, url: target.url } },
     },
   }
@@ -118,15 +144,48 @@ export function responseKind(result: Json): { kind: ResponseKind; inner: JsonObj
   return { kind: 'result', inner: undefined }
 }
 
-/** The `a2a.payload` a modify decision carries, checked. */
-export function modifiedPayload(
-  decision: Decision,
-): { ok: true; payload: JsonObject } | { ok: false; error: string } {
+/** A checked modify: the part to forward, or why it is refused. */
+export type Modified<T> = { ok: true; value: T } | { ok: false; error: string }
+
+/**
+ * The `a2a.payload` a modify decision carries, with the envelope fields it may not change
+ * (`jsonrpc`, `id`, and `method` on requests) compared to the original.
+ */
+function modifiedEnvelope(decision: Decision, original: JsonObject, fixed: string[]): Modified<JsonObject> {
   const a2a = decision.payload?.a2a
   if (!isObject(a2a) || !isObject(a2a.payload)) {
     return { ok: false, error: 'the modified payload has no a2a.payload object to forward' }
   }
-  return { ok: true, payload: a2a.payload }
+  for (const field of fixed) {
+    if (a2a.payload[field] !== original[field]) {
+      return {
+        ok: false,
+        error: `a modify may not change a2a.payload.${field} (was ${JSON.stringify(original[field])})`,
+      }
+    }
+  }
+  return { ok: true, value: a2a.payload }
+}
+
+/** The params a modify of a request forwards: `a2a.payload.params`, checked. */
+export function modifiedParams(decision: Decision, original: JsonObject): Modified<JsonObject> {
+  const envelope = modifiedEnvelope(decision, original, ['jsonrpc', 'id', 'method'])
+  if (!envelope.ok) return envelope
+  const params = envelope.value.params
+  if (!isObject(params)) return { ok: false, error: 'the modified a2a.payload.params is not an object' }
+  return { ok: true, value: params }
+}
+
+/** The answer a modify of a response passes on: `a2a.payload.result`, checked. */
+export function modifiedResult(decision: Decision, original: JsonObject): Modified<Json> {
+  const envelope = modifiedEnvelope(decision, original, ['jsonrpc', 'id'])
+  if (!envelope.ok) return envelope
+  if ('error' in envelope.value) {
+    return { ok: false, error: 'a modify may not turn an answer into an error (a2a.payload.error)' }
+  }
+  const result = envelope.value.result
+  if (result === undefined) return { ok: false, error: 'the modified a2a.payload has no result to pass on' }
+  return { ok: true, value: result }
 }
 
 /** Whether an answer's kind changed under a modify (a task may not become a message). */

@@ -2,7 +2,11 @@
 // (`/message:send`, `/message:stream`, `/tasks/{id}`, `/tasks/{id}:cancel`,
 // `/tasks/{id}:subscribe`, `/tasks`, `/tasks/{id}/pushNotificationConfigs[/{configId}]`,
 // `/extendedAgentCard`, with or without the v0.3 `/v1` prefix) mapped onto the same
-// operations and events as JSON-RPC. Refusals are A2A REST error bodies.
+// operations and events as JSON-RPC. Hooks see each call as the JSON-RPC request it stands
+// for, synthesised: the current spec's method name (`SendMessage`, ...), the route's params,
+// and the call's generated request id (the context's `requestId`) as `id`; answers and
+// streamed events as `{jsonrpc, id, result}` with that same id. Refusals are A2A REST
+// error bodies.
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Json, JsonObject } from '../../core/index.js'
@@ -155,13 +159,15 @@ export async function handleRest(
   }
   const info = operationInfo(route.operation)
   const base = interfaceUrl.pathname.replace(/\/+$/, '')
+  const requestId = globalThis.crypto.randomUUID()
   const call: TransportCall = {
     info,
     method: METHOD_NAMES[route.operation],
+    id: requestId,
     params: route.params,
     caller,
     target,
-    requestId: globalThis.crypto.randomUUID(),
+    requestId,
     upstreamRequest: (params, signal) => {
       const goal = upstreamTarget(route, params, subpath, url.search)
       const request = {

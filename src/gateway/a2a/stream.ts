@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream'
 import type { EventContext, Json, JsonObject } from '../../core/index.js'
 import type { A2aChecks } from './checks.js'
 import type { A2aLimits } from './limits.js'
-import { isObject, responseKind, type Target } from './payload.js'
+import { isObject, type RpcId, responseKind, type Target } from './payload.js'
 import { type SseEvent, SseParser } from './sse.js'
 import { type Refusal, refusedBy, upstreamFailure } from './wire.js'
 
@@ -38,6 +38,8 @@ export interface RelayOptions {
   context: EventContext
   target: Target
   method: string
+  /** The JSON-RPC id of the call, for the response each event is seen in. */
+  id: RpcId
   limits: A2aLimits
   body: Readable
   sink: RelaySink
@@ -89,8 +91,11 @@ export async function relayStream(options: RelayOptions): Promise<void> {
   }
   options.clientGone.addEventListener('abort', onGone, { once: true })
 
+  const respond = (result: Json) =>
+    options.checks.response(options.method, options.id, result, options.context, options.target)
+
   const check = async (result: Json): Promise<boolean> => {
-    const checked = await options.checks.response(options.method, result, options.context, options.target)
+    const checked = await respond(result)
     if (finished) return false
     if (!checked.ok) {
       stop(checked.refusal)
@@ -121,7 +126,7 @@ export async function relayStream(options: RelayOptions): Promise<void> {
   const checkArtifact = async (artifact: PendingArtifact): Promise<boolean> => {
     artifact.complete = true
     const whole = wholeArtifact(artifact)
-    const checked = await options.checks.response(options.method, whole, options.context, options.target)
+    const checked = await respond(whole)
     if (finished) return false
     if (!checked.ok) {
       stop(checked.refusal)

@@ -17,7 +17,7 @@ import {
   toolCallRequest,
   toolCallResult,
 } from './steps.js'
-import { a2aMappings, mcpMessage, WIRE_ENCODERS } from './wire.js'
+import { a2aMappings, a2aMessage, mcpMessage, WIRE_ENCODERS } from './wire.js'
 
 const MAPPINGS: Record<string, MethodMapping> = {
   'steps/agentTrigger': agentTrigger,
@@ -28,6 +28,7 @@ const MAPPINGS: Record<string, MethodMapping> = {
   'steps/memoryStore': memoryStore,
   'steps/knowledgeRetrieval': knowledgeRetrieval,
   'protocols/MCP': mcpMessage,
+  'protocols/A2A': a2aMessage,
   ...a2aMappings,
 }
 

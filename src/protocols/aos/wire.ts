@@ -1,7 +1,9 @@
-// `protocols/MCP` and the A2A methods mapped both ways. MCP: the raw MCP message as params
-// or as `{message}`; a request or notification is `mcp.outbound`, a response `mcp.inbound`,
-// and a `tools/call` request also carries `tool` so `matcher` sees the tool name. A2A:
-// `payload` plus `context.from/to`.
+// `protocols/MCP`, `protocols/A2A` and the A2A methods mapped both ways. MCP: the raw MCP
+// message as params or as `{message}`; a request or notification is `mcp.outbound`, a
+// response `mcp.inbound`, and a `tools/call` request also carries `tool` so `matcher` sees
+// the tool name. A2A: `payload` plus `context.from/to`, or (the earlier spelling
+// `protocols/A2A`) `message`, mapped by its method; either way `a2a.payload` is the whole
+// A2A JSON-RPC message, and a modify may not change its `jsonrpc`, `id` or `method`.
 
 import type { CheckedEvent, EventName, Json, JsonObject } from '../../core/index.js'
 import { bareContext } from './context.js'
@@ -71,12 +73,31 @@ function a2aMapping(event: EventName): MethodMapping {
       const agent = from && isObject(from.agent) ? from.agent : undefined
       return { event, payload: result, context: bareContext(meta, requestId, agent) }
     },
-    toParams(params, _original, modified) {
-      const a2a = objectAt(modified, 'a2a')
-      if (!isObject(a2a.payload)) throw new Error('the modified a2a.payload is not an object')
-      return { ...params, payload: a2a.payload }
+    toParams(params, original, modified) {
+      return { ...params, payload: modifiedA2aMessage(original, modified) }
     },
   }
+}
+
+const ENVELOPE_FIELDS = ['jsonrpc', 'id', 'method'] as const
+
+/**
+ * The A2A JSON-RPC message a modify stands for: `a2a.payload` of the modified payload, with
+ * its `jsonrpc`, `id` and `method` as they were.
+ * @throws Error naming the field a hook changed, so the modify is denied.
+ */
+function modifiedA2aMessage(original: JsonObject, modified: JsonObject): JsonObject {
+  const after = objectAt(modified, 'a2a').payload
+  if (!isObject(after)) throw new Error('the modified a2a.payload is not an object')
+  const before = objectAt(original, 'a2a').payload
+  for (const field of ENVELOPE_FIELDS) {
+    const was = isObject(before) ? before[field] : undefined
+    if (!jsonEqual(after[field], was)) {
+      const shown = was === undefined ? 'absent' : `was ${JSON.stringify(was)}`
+      throw new Error(`a modify may not change a2a.payload.${field} (${shown})`)
+    }
+  }
+  return after
 }
 
 /** A2A methods and their events. */
@@ -88,6 +109,47 @@ export const A2A_METHODS: Record<string, EventName> = {
   'tasks/pushNotificationConfig/get': 'a2a.pushConfig.get',
   'tasks/pushNotificationConfig/set': 'a2a.pushConfig.set',
   'tasks/resubscribe': 'a2a.resubscribe',
+}
+
+/**
+ * `protocols/A2A` (the earlier AOS spelling): `params.message` is an A2A JSON-RPC message.
+ * A request becomes the event of its method (`message/send` → `a2a.send`, ...); a response
+ * (result or error) becomes `a2a.response`, inbound, of kind `result` (without `method`:
+ * a response does not name its request's). `a2a.payload` is the message either way.
+ */
+export const a2aMessage: MethodMapping = {
+  toEvent(params, meta, requestId) {
+    const message = requireObject(params.message, 'params.message')
+    optionalOf(params.reasoning, 'string', 'params.reasoning')
+    let event: EventName
+    let a2a: JsonObject
+    if (message.method !== undefined) {
+      const method = requireString(message.method, 'params.message.method')
+      const mapped = Object.hasOwn(A2A_METHODS, method) ? A2A_METHODS[method] : undefined
+      if (!mapped) {
+        invalid(
+          'params.message.method',
+          `"${method.slice(0, 100)}" is not an A2A method Warden maps; use one of ${Object.keys(A2A_METHODS).join(', ')}`,
+        )
+      }
+      event = mapped
+      a2a = { method, payload: message }
+    } else if (message.result !== undefined || message.error !== undefined) {
+      event = 'a2a.response'
+      a2a = { direction: 'inbound', kind: 'result', payload: message }
+    } else {
+      invalid(
+        'params.message',
+        'must be an A2A JSON-RPC message: a request (method) or a response (result or error)',
+      )
+    }
+    const payload: JsonObject = { a2a }
+    if (typeof params.reasoning === 'string') payload.reasoning = params.reasoning
+    return { event, payload, context: bareContext(meta, requestId) }
+  },
+  toParams(params, original, modified) {
+    return { ...params, message: modifiedA2aMessage(original, modified) }
+  },
 }
 
 function methodOf(event: EventName): string {
