@@ -67,12 +67,36 @@ export function localDecision(event: string, kind: DecisionKind, reason: string,
  */
 export function toBackend(source: WardenSource, options: BackendOptions = {}): WardenBackend {
   if (typeof source === 'string' || source instanceof URL) return remoteWarden(source, options.remote)
+  return failClosed(checkedSource(source))
+}
+
+/**
+ * A source's own dispatch, for adapters that await it in place: what it answers (or throws,
+ * or rejects with) goes through {@link settle} (or {@link crashed}), which gives the same
+ * fail-closed decisions as {@link failClosed} without a promise of its own per event.
+ */
+export type Send = (input: DispatchInput) => Promise<unknown>
+
+/**
+ * The {@link Send} of a source: a remote Warden's dispatch for a URL, else the engine's.
+ * Await it inside `try`, then `settle(answer, event)`; in `catch`, `crashed(event, error)`.
+ */
+export function toSend(source: WardenSource, options: BackendOptions = {}): Send {
+  if (typeof source === 'string' || source instanceof URL) {
+    const remote = remoteWarden(source, options.remote)
+    return (input) => remote.dispatch(input)
+  }
+  const backend = checkedSource(source)
+  return (input) => backend.dispatch(input)
+}
+
+function checkedSource(source: WardenBackend): WardenBackend {
   if (typeof source?.dispatch !== 'function') {
     throw new TypeError(
       'a Warden source must be an engine (createEngine), a backend with dispatch(), or a URL',
     )
   }
-  return failClosed(source)
+  return source
 }
 
 /** Wraps a backend so that it never throws and always answers a decision. */
@@ -86,22 +110,28 @@ export function failClosed(backend: WardenBackend): WardenBackend {
         return Promise.resolve(crashed(input.event, error))
       }
       return pending.then(
-        (decision) =>
-          decision && typeof decision.decision === 'string'
-            ? decision
-            : localDecision(
-                input.event,
-                'deny',
-                'Warden answered something that is not a decision, so the action is denied',
-                'warden-unavailable',
-              ),
+        (decision) => settle(decision, input.event),
         (error: unknown) => crashed(input.event, error),
       )
     },
   }
 }
 
-function crashed(event: string, error: unknown): Decision {
+/** A backend's answer as a decision: itself when it is one, else a deny saying it is not. */
+export function settle(answer: unknown, event: string): Decision {
+  const decision = answer as Decision | undefined
+  return decision && typeof decision.decision === 'string'
+    ? decision
+    : localDecision(
+        event,
+        'deny',
+        'Warden answered something that is not a decision, so the action is denied',
+        'warden-unavailable',
+      )
+}
+
+/** The deny for a backend that threw or rejected, naming the failure. */
+export function crashed(event: string, error: unknown): Decision {
   return localDecision(
     event,
     'deny',

@@ -58,6 +58,17 @@ export function systemReminder(
   return lines.length === 0 ? '' : `<system-reminder>\n${lines.join('\n')}\n</system-reminder>`
 }
 
+/**
+ * {@link systemReminder} of the decision's own reason and added context, its hooks' trace
+ * left out: '' (with nothing built) for a decision that neither denies nor adds context.
+ */
+export function contextReminder(
+  decision: Pick<Decision, 'decision' | 'reason' | 'additionalContext'>,
+): string {
+  if (decision.decision !== 'deny' && decision.additionalContext.length === 0) return ''
+  return systemReminder({ ...decision, trace: [] })
+}
+
 /** The context lines a decision added, joined, or undefined when there are none. */
 export function joinedContext(decision: Decision): string | undefined {
   return decision.additionalContext.length > 0 ? decision.additionalContext.join('\n') : undefined
@@ -77,16 +88,70 @@ export function asInput(value: unknown): JsonObject {
   return value === undefined ? {} : { value: toJson(value) }
 }
 
-/** A value made JSON-safe (functions, cycles and undefined dropped). */
+/**
+ * A value made JSON-safe (functions, cycles and undefined dropped): a copy, exactly as
+ * `JSON.parse(JSON.stringify(value))` makes it (or the value as a string when that throws).
+ * Plain objects, arrays and primitives are copied in one walk; anything else (a class
+ * instance, `toJSON`, a cycle, a very deep value) takes the JSON round trip.
+ */
 export function toJson(value: unknown): Json {
   if (value === undefined) return null
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value === null)
     return value
   try {
+    const copied = plainCopy(value, 0)
+    if (copied !== NOT_PLAIN && copied !== undefined) return copied
+  } catch {
+    // a getter threw: the JSON round trip below says what that gives
+  }
+  try {
     return JSON.parse(JSON.stringify(value)) as Json
   } catch {
     return String(value)
   }
+}
+
+const NOT_PLAIN: unique symbol = Symbol('not plain')
+const MAX_PLAIN_DEPTH = 32
+
+/** What `JSON.parse(JSON.stringify(value))` gives, or NOT_PLAIN when the walk cannot tell. */
+function plainCopy(value: unknown, depth: number): Json | undefined | typeof NOT_PLAIN {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      return Number.isFinite(value) ? value + 0 : null
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined
+    case 'bigint':
+      return NOT_PLAIN
+  }
+  if (value === null) return null
+  if (depth >= MAX_PLAIN_DEPTH) return NOT_PLAIN
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN
+  if (Array.isArray(value)) {
+    const out: Json[] = new Array(value.length)
+    for (let i = 0; i < value.length; i++) {
+      const item = plainCopy(value[i], depth + 1)
+      if (item === NOT_PLAIN) return NOT_PLAIN
+      out[i] = item === undefined ? null : item
+    }
+    return out
+  }
+  const proto = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN
+  const object = value as Record<string, unknown>
+  const out: JsonObject = {}
+  for (const key of Object.keys(object)) {
+    if (key === '__proto__') return NOT_PLAIN
+    const item = plainCopy(object[key], depth + 1)
+    if (item === NOT_PLAIN) return NOT_PLAIN
+    if (item !== undefined) out[key] = item
+  }
+  return out
 }
 
 export function isObject(value: unknown): value is JsonObject {

@@ -14,7 +14,7 @@ import {
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { wardenGuardrails } from '../../src/adapters/openai-agents/index.js'
-import { createEngine, type DecisionRecord, type HookDefinition } from '../../src/index.js'
+import { createEngine, type DecisionRecord, type HookCall, type HookDefinition } from '../../src/index.js'
 import { type OpenAiServer, type ScriptedTurn, startOpenAiServer } from './servers/openai.js'
 
 beforeAll(() => setTracingDisabled(true))
@@ -193,5 +193,44 @@ describe('OpenAI Agents SDK adapter', () => {
     expect(JSON.stringify((error as InputGuardrailTripwireTriggered).result.output.outputInfo)).toMatch(
       /could not be reached/,
     )
+  })
+
+  it('the model input filter never changes the items it is given (the SDK skips copying them)', async () => {
+    const engine = createEngine({
+      hooks: [
+        {
+          name: 'redact',
+          event: 'model.pre',
+          handler: {
+            type: 'fn',
+            fn: (call: HookCall) => {
+              const model = call.event.payload.model as { messages: { content?: unknown }[] }
+              for (const message of model.messages) message.content = 'changed in place'
+              return {
+                decision: 'modify',
+                payload: { model: { messages: [{ role: 'user', content: 'x' }] } },
+              }
+            },
+          },
+        },
+        {
+          name: 'note',
+          event: 'model.pre',
+          handler: { type: 'fn', fn: () => ({ decision: 'allow', additionalContext: 'be brief' }) },
+        },
+      ],
+    })
+    const kit = wardenGuardrails(engine)
+    expect(kit.callModelInputFilter.preserveInputIdentity).toBe(true)
+    const input = [{ role: 'user' as const, content: 'hello', nested: { list: [1, 2] } }]
+    const before = structuredClone(input)
+    const answer = await kit.callModelInputFilter({
+      modelData: { input: input as never, instructions: 'x' },
+      agent: new Agent({ name: 'a' }),
+      context: undefined,
+    })
+    expect(input).toEqual(before)
+    expect(answer.input).toEqual([{ role: 'user', content: 'x' }])
+    expect(answer.instructions).toContain('be brief')
   })
 })

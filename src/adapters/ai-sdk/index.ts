@@ -7,13 +7,13 @@
 
 import type { LanguageModelMiddleware, ToolSet } from 'ai'
 import type { Decision, EventContext, JsonObject } from '../../core/index.js'
-import { type BackendOptions, toBackend, type WardenSource } from '../backend.js'
+import { type BackendOptions, crashed, settle, toSend, type WardenSource } from '../backend.js'
 import {
   asInput,
+  contextReminder,
   modifiedText,
   modifiedToolInput,
   modifiedToolOutput,
-  systemReminder,
   toJson,
   WardenDeniedError,
 } from '../decisions.js'
@@ -40,11 +40,18 @@ export function wardenMiddleware(
   source: WardenSource,
   options: AiSdkAdapterOptions = {},
 ): LanguageModelMiddleware {
-  const backend = toBackend(source, options)
+  const send = toSend(source, options)
   const context = options.context ?? {}
   const every = Math.max(1, options.checkEveryChars ?? 200)
 
-  const dispatch = (event: string, payload: JsonObject) => backend.dispatch({ event, payload, context })
+  // Fail-closed as toBackend's backend is: a throw, a rejection or a non-decision is a deny.
+  const dispatch = async (event: string, payload: JsonObject): Promise<Decision> => {
+    try {
+      return settle(await send({ event, payload, context }), event)
+    } catch (error) {
+      return crashed(event, error)
+    }
+  }
 
   async function checkToolCall(
     part: Extract<Content, { type: 'tool-call' }>,
@@ -73,7 +80,7 @@ export function wardenMiddleware(
         const rewritten = modifiedText(decision)
         if (rewritten !== undefined)
           prompt = [...prompt.slice(0, -1), { ...last, content: [{ type: 'text', text: rewritten }] }]
-        reminders.push(systemReminder({ ...decision, trace: [] }))
+        reminders.push(contextReminder(decision))
       }
       const decision = await dispatch('model.pre', {
         model: {
@@ -91,7 +98,7 @@ export function wardenMiddleware(
       ) {
         prompt = changed.messages as unknown as Prompt
       }
-      reminders.push(systemReminder({ ...decision, trace: [] }))
+      reminders.push(contextReminder(decision))
       const text = reminders.filter(Boolean).join('\n')
       if (text) prompt = withSystem(prompt, text)
       return prompt === params.prompt ? params : { ...params, prompt }
@@ -133,67 +140,121 @@ export function wardenMiddleware(
 
     async wrapStream({ doStream }) {
       const { stream, ...rest } = await doStream()
-      const texts = new Map<string, { text: string; checked: number; held: StreamPart[] }>()
-      const emitted: JsonObject[] = []
-      let stopped = false
-      const checkText = async (
-        id: string,
-        controller: TransformStreamDefaultController<StreamPart>,
-      ): Promise<boolean> => {
-        const entry = texts.get(id)
-        if (!entry) return true
-        const decision = await dispatch('agent.response', { message: { role: 'agent', text: entry.text } })
-        if (decision.decision === 'deny') {
-          controller.enqueue({ type: 'error', error: new WardenDeniedError(decision, 'the answer') })
-          controller.terminate()
-          stopped = true
-          return false
-        }
-        entry.checked = entry.text.length
-        for (const held of entry.held) controller.enqueue(held)
-        entry.held = []
-        return true
-      }
-      const guard = new TransformStream<StreamPart, StreamPart>({
-        async transform(part, controller) {
-          if (stopped) return
-          if (part.type === 'text-delta') {
-            const entry = texts.get(part.id) ?? { text: '', checked: 0, held: [] }
-            texts.set(part.id, entry)
-            entry.text += part.delta
-            entry.held.push(part)
-            if (entry.text.length - entry.checked >= every) await checkText(part.id, controller)
-            return
-          }
-          if (part.type === 'text-end') {
-            if (!(await checkText(part.id, controller))) return
-            emitted.push({ type: 'text', text: texts.get(part.id)?.text ?? '' })
-            controller.enqueue(part)
-            return
-          }
-          if (part.type === 'tool-call') {
-            const checked = await checkToolCall(part)
-            if (checked.denied) {
-              controller.enqueue({
-                type: 'error',
-                error: new WardenDeniedError(checked.denied, `the tool call ${part.toolName}`),
-              })
-              controller.terminate()
-              stopped = true
-              return
-            }
-            const final = checked.input ? { ...part, input: checked.input } : part
-            emitted.push({ type: 'tool-call', toolName: part.toolName, input: final.input })
-            controller.enqueue(final)
-            return
-          }
-          if (part.type === 'finish') void dispatch('model.post', { model: { response: emitted } })
-          controller.enqueue(part)
-        },
-      })
-      return { ...rest, stream: stream.pipeThrough(guard) }
+      return { ...rest, stream: guardStream(stream, dispatch, checkToolCall, every) }
     },
   }
+}
+
+type Dispatch = (event: string, payload: JsonObject) => Promise<Decision>
+type CheckToolCall = (
+  part: Extract<Content, { type: 'tool-call' }>,
+) => Promise<{ denied?: Decision; input?: string }>
+
+/**
+ * The model's stream as the caller reads it: text held until checked (`agent.response`
+ * every `every` characters and at each text end), tool calls checked (`tool.pre`), and
+ * `model.post` reported at the finish; a deny puts an error part out and ends the stream,
+ * cancelling the model's. A pulled stream rather than a `TransformStream`: piping through
+ * one costs several times the SDK's own work per part, and most parts need no answer.
+ */
+function guardStream(
+  stream: ReadableStream<StreamPart>,
+  dispatch: Dispatch,
+  checkToolCall: CheckToolCall,
+  every: number,
+): ReadableStream<StreamPart> {
+  const reader = stream.getReader()
+  const texts = new Map<string, { text: string; checked: number; held: StreamPart[] }>()
+  const emitted: JsonObject[] = []
+  let out: ReadableStreamDefaultController<StreamPart> | undefined
+  /** Closed, cancelled or stopped by Warden: nothing more goes out. */
+  let ended = false
+  /** Whether the current pull has put a part out. */
+  let released = false
+  const emit = (part: StreamPart) => {
+    if (ended) return
+    out?.enqueue(part)
+    released = true
+  }
+  const stop = (error: WardenDeniedError) => {
+    emit({ type: 'error', error })
+    if (ended) return
+    ended = true
+    out?.close()
+    reader.cancel(error).catch(() => undefined)
+  }
+  const checkText = async (id: string): Promise<void> => {
+    const entry = texts.get(id)
+    if (!entry) return
+    const decision = await dispatch('agent.response', { message: { role: 'agent', text: entry.text } })
+    if (decision.decision === 'deny') return stop(new WardenDeniedError(decision, 'the answer'))
+    entry.checked = entry.text.length
+    for (const held of entry.held) emit(held)
+    entry.held = []
+  }
+  const endText = async (part: Extract<StreamPart, { type: 'text-end' }>): Promise<void> => {
+    await checkText(part.id)
+    if (ended) return
+    emitted.push({ type: 'text', text: texts.get(part.id)?.text ?? '' })
+    emit(part)
+  }
+  const checkCall = async (part: Extract<StreamPart, { type: 'tool-call' }>): Promise<void> => {
+    const checked = await checkToolCall(part)
+    if (checked.denied) return stop(new WardenDeniedError(checked.denied, `the tool call ${part.toolName}`))
+    const final = checked.input ? { ...part, input: checked.input } : part
+    emitted.push({ type: 'tool-call', toolName: part.toolName, input: final.input })
+    emit(final)
+  }
+  // Synchronous for the parts that need no answer from Warden.
+  const handle = (part: StreamPart): Promise<void> | undefined => {
+    switch (part.type) {
+      case 'text-delta': {
+        let entry = texts.get(part.id)
+        if (!entry) {
+          entry = { text: '', checked: 0, held: [] }
+          texts.set(part.id, entry)
+        }
+        entry.text += part.delta
+        entry.held.push(part)
+        return entry.text.length - entry.checked >= every ? checkText(part.id) : undefined
+      }
+      case 'text-end':
+        return endText(part)
+      case 'tool-call':
+        return checkCall(part)
+      case 'finish':
+        void dispatch('model.post', { model: { response: emitted } })
+    }
+    emit(part)
+    return undefined
+  }
+  return new ReadableStream<StreamPart>(
+    {
+      start(controller) {
+        out = controller
+      },
+      // Reads on until a part is put out (held text puts none out), the model's stream
+      // ends, or Warden stopped it.
+      async pull(controller) {
+        released = false
+        while (!released && !ended) {
+          const next = await reader.read()
+          if (next.done) {
+            if (!ended) controller.close()
+            ended = true
+            return
+          }
+          const pending = handle(next.value)
+          if (pending) await pending
+        }
+      },
+      cancel(reason) {
+        ended = true
+        return reader.cancel(reason)
+      },
+    },
+    { highWaterMark: 0 },
+  )
 }
 
 /** The prompt with a system message holding `text` after the leading system messages. */
@@ -213,7 +274,7 @@ export function guardTools<T extends ToolSet>(
   source: WardenSource,
   options: AiSdkAdapterOptions = {},
 ): T {
-  const backend = toBackend(source, options)
+  const send = toSend(source, options)
   const context = options.context ?? {}
   const guarded: Record<string, unknown> = {}
   for (const [name, tool] of Object.entries(tools)) {
@@ -226,15 +287,26 @@ export function guardTools<T extends ToolSet>(
       ...tool,
       async execute(input: unknown, callOptions: { toolCallId: string }) {
         const call: JsonObject = { name, input: asInput(input), id: callOptions.toolCallId }
-        const before = await backend.dispatch({ event: 'tool.pre', payload: { tool: call }, context })
+        let before: Decision
+        try {
+          before = settle(await send({ event: 'tool.pre', payload: { tool: call }, context }), 'tool.pre')
+        } catch (error) {
+          before = crashed('tool.pre', error)
+        }
         if (before.decision === 'deny') throw new WardenDeniedError(before, `the tool call ${name}`)
         const effective = modifiedToolInput(before) ?? input
         const output = await (execute as (i: unknown, o: unknown) => unknown)(effective, callOptions)
-        const after = await backend.dispatch({
-          event: 'tool.post',
-          payload: { tool: { ...call, input: asInput(effective), output: toJson(output) } },
-          context,
-        })
+        const done = {
+          ...call,
+          input: effective === input ? call.input : asInput(effective),
+          output: toJson(output),
+        }
+        let after: Decision
+        try {
+          after = settle(await send({ event: 'tool.post', payload: { tool: done }, context }), 'tool.post')
+        } catch (error) {
+          after = crashed('tool.post', error)
+        }
         if (after.decision === 'deny') throw new WardenDeniedError(after, `the result of ${name}`)
         const rewritten = modifiedToolOutput(after)
         return rewritten ? rewritten.output : output

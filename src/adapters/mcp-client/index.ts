@@ -5,8 +5,8 @@
 // arguments sent or the result returned.
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import type { EventContext, Json, JsonObject } from '../../core/index.js'
-import { type BackendOptions, toBackend, type WardenSource } from '../backend.js'
+import type { Decision, DispatchInput, EventContext, Json, JsonObject } from '../../core/index.js'
+import { type BackendOptions, crashed, settle, toSend, type WardenSource } from '../backend.js'
 import {
   asInput,
   isObject,
@@ -35,7 +35,16 @@ export function guardMcpClient<C extends Guarded>(
   source: WardenSource,
   options: McpClientOptions = {},
 ): C {
-  const backend = toBackend(source, options)
+  const send = toSend(source, options)
+  // Fail-closed as toBackend's backend is; callTool, the hot path, does the same inline so
+  // that no promise of the adapter's own stands between the engine and its await.
+  const ask = async (input: DispatchInput): Promise<Decision> => {
+    try {
+      return settle(await send(input), input.event)
+    } catch (error) {
+      return crashed(input.event, error)
+    }
+  }
   let known: EventContext | undefined
   const context = (): EventContext => {
     if (known) return known
@@ -50,43 +59,47 @@ export function guardMcpClient<C extends Guarded>(
 
   client.callTool = (async (params, ...rest) => {
     const tool: JsonObject = { name: params.name, input: asInput(params.arguments ?? {}) }
-    const before = await backend.dispatch({ event: 'tool.pre', payload: { tool }, context: context() })
+    let before: Decision
+    try {
+      before = settle(await send({ event: 'tool.pre', payload: { tool }, context: context() }), 'tool.pre')
+    } catch (error) {
+      before = crashed('tool.pre', error)
+    }
     if (before.decision === 'deny') throw new WardenDeniedError(before, `the MCP tool call ${params.name}`)
     const input = modifiedToolInput(before)
     const sent = input ? { ...params, arguments: input } : params
     const result = await callTool(sent, ...rest)
     const content = (result as { content?: unknown }).content
-    const after = await backend.dispatch({
-      event: 'tool.post',
-      // The result came off the wire as JSON, so it is passed as it is.
-      payload: {
-        tool: {
-          name: params.name,
-          input: input ?? tool.input,
-          output: (content ?? result) as Json,
-          isError: result.isError === true,
-        },
-      },
-      context: context(),
-    })
+    // The result came off the wire as JSON, so it is passed as it is.
+    const output = (content ?? result) as Json
+    const done = { name: params.name, input: input ?? tool.input, output, isError: result.isError === true }
+    let after: Decision
+    try {
+      after = settle(
+        await send({ event: 'tool.post', payload: { tool: done }, context: context() }),
+        'tool.post',
+      )
+    } catch (error) {
+      after = crashed('tool.post', error)
+    }
     if (after.decision === 'deny')
       throw new WardenDeniedError(after, `the result of the MCP tool ${params.name}`)
     const rewritten = modifiedToolOutput(after)
     if (!rewritten) return result
-    const output = rewritten.output
-    const replaced = Array.isArray(output)
-      ? output
-      : [{ type: 'text', text: typeof output === 'string' ? output : JSON.stringify(output) }]
+    const replacement = rewritten.output
+    const replaced = Array.isArray(replacement)
+      ? replacement
+      : [{ type: 'text', text: typeof replacement === 'string' ? replacement : JSON.stringify(replacement) }]
     return { ...result, content: replaced, structuredContent: undefined }
   }) as C['callTool']
 
   async function around<P extends { [key: string]: unknown }, R>(
     method: string,
     params: P,
-    send: (p: P) => Promise<R>,
+    request: (p: P) => Promise<R>,
   ): Promise<R> {
     const message = { jsonrpc: '2.0', id: 0, method, params: toJson(params) }
-    const out = await backend.dispatch({
+    const out = await ask({
       event: 'mcp.outbound',
       payload: { mcp: { message, method, direction: 'outbound' } },
       context: context(),
@@ -94,9 +107,9 @@ export function guardMcpClient<C extends Guarded>(
     if (out.decision === 'deny') throw new WardenDeniedError(out, `the MCP ${method} request`)
     const changed = out.decision === 'modify' ? messageOf(out.payload) : undefined
     const sent = (changed && isObject(changed.params) ? changed.params : params) as P
-    const result = await send(sent)
+    const result = await request(sent)
     const answer = { jsonrpc: '2.0', id: 0, result: toJson(result) }
-    const back = await backend.dispatch({
+    const back = await ask({
       event: 'mcp.inbound',
       payload: { mcp: { message: answer, method, direction: 'inbound' } },
       context: context(),

@@ -13,14 +13,14 @@ import type {
   ToolInputGuardrailDefinition,
   ToolOutputGuardrailDefinition,
 } from '@openai/agents'
-import type { EventContext, JsonObject } from '../../core/index.js'
-import { type BackendOptions, toBackend, type WardenBackend, type WardenSource } from '../backend.js'
+import type { Decision, EventContext, JsonObject } from '../../core/index.js'
+import { type BackendOptions, crashed, settle, toSend, type WardenSource } from '../backend.js'
 import {
   asInput,
+  contextReminder,
   modifiedText,
   modifiedToolInput,
   modifiedToolOutput,
-  systemReminder,
   toJson,
 } from '../decisions.js'
 
@@ -48,13 +48,28 @@ export interface WardenAgentsKit {
 
 /** Builds the guardrails, the model input filter and the run hook reporter. */
 export function wardenGuardrails(source: WardenSource, options: OpenAiAgentsOptions = {}): WardenAgentsKit {
-  const backend: WardenBackend = toBackend(source, options)
-  const contextFor = (agent?: { name?: string }): EventContext =>
-    agent?.name && !options.context?.agent
-      ? { ...options.context, agent: { name: agent.name } }
-      : { ...options.context }
-  const dispatch = (event: string, payload: JsonObject, agent?: { name?: string }) =>
-    backend.dispatch({ event, payload, context: contextFor(agent) })
+  const send = toSend(source, options)
+  const contextFor = (agent?: { name?: string }, reportedBy?: string): EventContext => {
+    const context: EventContext =
+      agent?.name && !options.context?.agent
+        ? { ...options.context, agent: { name: agent.name } }
+        : { ...options.context }
+    if (reportedBy) context.reportedBy = reportedBy
+    return context
+  }
+  // Fail-closed as toBackend's backend is: a throw, a rejection or a non-decision is a deny.
+  const dispatch = async (
+    event: string,
+    payload: JsonObject,
+    agent?: { name?: string },
+    reportedBy?: string,
+  ): Promise<Decision> => {
+    try {
+      return settle(await send({ event, payload, context: contextFor(agent, reportedBy) }), event)
+    } catch (error) {
+      return crashed(event, error)
+    }
+  }
 
   const inputGuardrail: InputGuardrail = {
     name: 'warden-input',
@@ -132,7 +147,7 @@ export function wardenGuardrails(source: WardenSource, options: OpenAiAgentsOpti
     },
   }
 
-  const callModelInputFilter: CallModelInputFilter = async ({ modelData, agent }) => {
+  const filter: CallModelInputFilter = async ({ modelData, agent }) => {
     const decision = await dispatch(
       'model.pre',
       { model: { messages: toJson(modelData.input) as JsonObject[] } },
@@ -150,13 +165,16 @@ export function wardenGuardrails(source: WardenSource, options: OpenAiAgentsOpti
     ) {
       input = model.messages as unknown as typeof input
     }
-    const reminder = systemReminder({ ...decision, trace: [] })
+    const reminder = contextReminder(decision)
     if (!reminder) return input === modelData.input ? modelData : { ...modelData, input }
     return {
       input,
       instructions: modelData.instructions ? `${modelData.instructions}\n\n${reminder}` : reminder,
     }
   }
+  // The filter never changes the items it is given (Warden gets a JSON copy; a modify hands
+  // back new items), so the SDK may skip deep-copying every item before each model call.
+  const callModelInputFilter: CallModelInputFilter = Object.assign(filter, { preserveInputIdentity: true })
 
   return {
     inputGuardrail,
@@ -166,7 +184,7 @@ export function wardenGuardrails(source: WardenSource, options: OpenAiAgentsOpti
     callModelInputFilter,
     attach(runner) {
       const report = (event: string, payload: JsonObject, agent?: { name?: string }) => {
-        void backend.dispatch({ event, payload, context: { ...contextFor(agent), reportedBy: 'run-hooks' } })
+        void dispatch(event, payload, agent, 'run-hooks')
       }
       const delegated = new Set<unknown>()
       runner.on('agent_handoff', (_context, from, to) => {

@@ -31,11 +31,23 @@ export interface AnthropicServer {
 
 let toolSequence = 0
 
+/** Options of the scripted servers. */
+export interface ScriptOptions {
+  /**
+   * Pick each turn by how many tool results the conversation already holds, so that every
+   * conversation replays the script from its start (benchmarks run one many times).
+   */
+  perConversation?: boolean
+}
+
 /**
  * Starts the server. Requests to `/v1/messages` that offer tools take the next scripted
  * turn (the last one repeats); side calls without tools (titles, summaries) get "ok".
  */
-export async function startAnthropicServer(script: ScriptedTurn[]): Promise<AnthropicServer> {
+export async function startAnthropicServer(
+  script: ScriptedTurn[],
+  options: ScriptOptions = {},
+): Promise<AnthropicServer> {
   const turns: ReceivedRequest[] = []
   const all: ReceivedRequest[] = []
   let next = 0
@@ -69,8 +81,8 @@ export async function startAnthropicServer(script: ScriptedTurn[]): Promise<Anth
     let turn: ScriptedTurn = { text: 'ok' }
     if (agentTurn) {
       turns.push({ path, body })
-      turn = script[Math.min(next, script.length - 1)] ?? { text: 'done' }
-      next++
+      const at = options.perConversation ? toolResults({ path, body }).length : next++
+      turn = script[Math.min(at, script.length - 1)] ?? { text: 'done' }
     }
     const message = toMessage(turn, String(body?.model ?? 'claude-test'))
     if (body?.stream) stream(res, message)

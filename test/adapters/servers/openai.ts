@@ -5,9 +5,9 @@
 
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { ScriptedTurn } from './anthropic.js'
+import type { ScriptedTurn, ScriptOptions } from './anthropic.js'
 
-export type { ScriptedTurn } from './anthropic.js'
+export type { ScriptedTurn, ScriptOptions } from './anthropic.js'
 
 /** The running server. */
 export interface OpenAiServer {
@@ -21,7 +21,10 @@ export interface OpenAiServer {
 let sequence = 0
 
 /** Starts the server with a script of model turns. */
-export async function startOpenAiServer(script: ScriptedTurn[]): Promise<OpenAiServer> {
+export async function startOpenAiServer(
+  script: ScriptedTurn[],
+  options: ScriptOptions = {},
+): Promise<OpenAiServer> {
   const requests: OpenAiServer['requests'] = []
   let next = 0
   const server: Server = createServer((req, res) => {
@@ -29,7 +32,8 @@ export async function startOpenAiServer(script: ScriptedTurn[]): Promise<OpenAiS
       const path = (req.url ?? '/').split('?')[0] ?? '/'
       const body = text ? JSON.parse(text) : {}
       requests.push({ path, body })
-      const turn = script[Math.min(next++, script.length - 1)] ?? { text: 'done' }
+      const at = options.perConversation ? toolResults(body) : next++
+      const turn = script[Math.min(at, script.length - 1)] ?? { text: 'done' }
       const callId = `call_${++sequence}`
       if (path.endsWith('/chat/completions')) {
         if (body.stream) {
@@ -63,6 +67,17 @@ export async function startOpenAiServer(script: ScriptedTurn[]): Promise<OpenAiS
         server.close(() => resolve())
       }),
   }
+}
+
+/** Tool results in a Chat Completions (`role: tool`) or Responses (`function_call_output`) request. */
+// biome-ignore lint/suspicious/noExplicitAny: the request is whatever the SDK sent
+function toolResults(body: any): number {
+  const items: unknown = body?.messages ?? body?.input
+  if (!Array.isArray(items)) return 0
+  return items.filter(
+    (item: { role?: unknown; type?: unknown }) =>
+      item?.role === 'tool' || item?.type === 'function_call_output',
+  ).length
 }
 
 const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }
