@@ -5,7 +5,7 @@
 // only reported: a minute is too short for it to settle).
 
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -19,15 +19,26 @@ interface Row {
 
 const dir = mkdtempSync(join(tmpdir(), 'warden-soak-test-'))
 
+/** The newest modification time of the files under a folder, in ms. */
+function newestIn(folder: string): number {
+  let newest = 0
+  for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs)
+  }
+  return newest
+}
+
 beforeAll(() => {
-  // npm ci builds dist/ (prepare); a bare checkout may not have it yet
-  if (existsSync(join(ROOT, 'dist/cli/index.js'))) return
-  const built = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+  // npm ci builds dist/ (prepare); a bare checkout may not have it yet, and after an edit
+  // it is older than the sources it was built from: then it is built again.
+  const built = join(ROOT, 'dist/cli/index.js')
+  if (existsSync(built) && statSync(built).mtimeMs >= newestIn(join(ROOT, 'src'))) return
+  const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 180_000,
   })
-  if (built.status !== 0) throw new Error(`building dist/ failed: ${built.stdout}${built.stderr}`)
+  if (build.status !== 0) throw new Error(`building dist/ failed: ${build.stdout}${build.stderr}`)
 }, 200_000)
 
 afterAll(() => {
