@@ -14,6 +14,7 @@ import {
 } from '../protocols/acs/index.js'
 import { errorResponse, RPC_ERRORS, rpcError } from '../protocols/aos/index.js'
 import { openAcsLedger, type SqlAcsLedger } from './acs-ledger.js'
+import { rawBody, rawRpcScope, refusedEncoding } from './rpc-scope.js'
 
 /** Settings of the `/acs` route. */
 export interface AcsRouteOptions {
@@ -47,33 +48,9 @@ export async function mountAcs(app: FastifyInstance, options: AcsRouteOptions): 
     ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
   })
   await app.register(async (scope) => {
-    scope.removeAllContentTypeParsers()
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
-    scope.setErrorHandler((error, _request, reply) => {
-      const status = (error as { statusCode?: number }).statusCode ?? 500
-      const rpc =
-        status === 413
-          ? rpcError(
-              RPC_ERRORS.invalidRequest,
-              'body',
-              `the body is over the limit of ${options.bodyLimitBytes} bytes`,
-            )
-          : status < 500
-            ? rpcError(RPC_ERRORS.invalidRequest, 'body', (error as Error).message)
-            : rpcError(
-                RPC_ERRORS.internal,
-                'server',
-                'an internal error occurred; the request was not evaluated',
-              )
-      if (status >= 500) options.onInternalError?.(error)
-      return reply.code(status).send(errorResponse(null, rpc))
-    })
+    rawRpcScope(scope, options)
     scope.post('/acs', async (request, reply) => {
-      const encoding = request.headers['content-encoding']
-      if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-        const rpc = rpcError(RPC_ERRORS.invalidRequest, 'content-encoding', 'send the body uncompressed')
-        return reply.code(415).send(errorResponse(null, rpc))
-      }
+      if (refusedEncoding(request, reply)) return reply
       let tenant: string | undefined
       if (options.authenticate) {
         const verdict = await options.authenticate(request.headers.authorization, request.query)
@@ -83,7 +60,7 @@ export async function mountAcs(app: FastifyInstance, options: AcsRouteOptions): 
         }
         tenant = verdict.principal.tenant
       }
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+      const body = rawBody(request)
       const answer = await service.handleBody(body, tenant === undefined ? {} : { tenant })
       return reply
         .code(200)

@@ -19,6 +19,7 @@ import {
   rpcError,
 } from '../protocols/index.js'
 import { type AcsRouteOptions, mountAcs } from './acs.js'
+import { rawBody, rawRpcScope, refusedEncoding } from './rpc-scope.js'
 
 /** Something that adds routes to the app (e.g. `/metrics`, `/ws`). */
 export type ServerPlugin = (app: FastifyInstance) => void | Promise<void>
@@ -96,23 +97,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   )
 
   await app.register(async (scope) => {
-    scope.removeAllContentTypeParsers()
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
-    scope.setErrorHandler((error, _request, reply) => {
-      const status = (error as { statusCode?: number }).statusCode ?? 500
-      const rpc =
-        status === 413
-          ? rpcError(RPC_ERRORS.invalidRequest, 'body', `the body is over the limit of ${bodyLimit} bytes`)
-          : status < 500
-            ? rpcError(RPC_ERRORS.invalidRequest, 'body', (error as Error).message)
-            : rpcError(
-                RPC_ERRORS.internal,
-                'server',
-                'an internal error occurred; the request was not evaluated',
-              )
-      if (status >= 500) options.onInternalError?.(error)
-      return reply.code(status).send(errorResponse(null, rpc))
-    })
+    rawRpcScope(scope, { bodyLimitBytes: bodyLimit, onInternalError: options.onInternalError })
     // Checked as soon as the request line and headers are in, so that a request whose body
     // was still arriving when the shutdown began is answered, not refused.
     scope.addHook('onRequest', (_request, reply, done) => {
@@ -161,17 +146,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     // extra tick); a pending answer is sent once it settles, a failure goes to the error
     // handler like a thrown one.
     scope.post('/aos', (request, reply) => {
-      const encoding = request.headers['content-encoding']
-      if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-        const rpc = rpcError(
-          RPC_ERRORS.invalidRequest,
-          'content-encoding',
-          `content-encoding "${encoding.slice(0, 40)}" is not supported; send the body uncompressed`,
-        )
-        reply.code(415).send(errorResponse(null, rpc))
-        return
-      }
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+      if (refusedEncoding(request, reply)) return
+      const body = rawBody(request)
       if (options.authenticate) return authenticated(request, reply, options.authenticate, body)
       const tenant = request.headers['x-warden-tenant']
       const answer = service.answerBody(body, tenant === undefined ? {} : { tenant })
