@@ -5,10 +5,9 @@
 
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { binDir } from '../../test/setup/postgres.js'
+import { binDir, freePort, runPg } from '../../test/setup/postgres.js'
 
 const RUN_AS = 'postgres'
 
@@ -27,27 +26,6 @@ export interface SoakPostgres {
   freeze(frozen: boolean): void
   /** Stops it and removes its folder. */
   destroy(): void
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-function runPg(bin: string, args: string[], cwd: string): void {
-  const asRoot = process.getuid?.() === 0
-  const [file, argv] = asRoot ? ['runuser', ['-u', RUN_AS, '--', bin, ...args]] : [bin, args]
-  const result = spawnSync(file, argv, { encoding: 'utf8', timeout: 120_000, cwd })
-  if (result.status !== 0) {
-    throw new Error(`${bin} ${args.join(' ')} failed: ${result.stderr || result.stdout || result.error}`)
-  }
 }
 
 /**

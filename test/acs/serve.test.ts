@@ -2,6 +2,7 @@
 // the environment) and keeps the session's hash chain in its own store, so that after the
 // server stopped `warden audit verify --session` proves the record intact. A key whose
 // variable is missing stops the server at start-up, naming the key. Real processes.
+// The server's /metrics also counts the hooks it holds, per event.
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -101,6 +102,9 @@ describe('warden serve on POST /acs', () => {
     const wrongKey = { id: 'k1', material: Buffer.from('not the key', 'utf8') }
     const forged = await post(url, acsRequest('steps/turnStart', {}, { sessionId, key: wrongKey }))
     expect(forged.error, JSON.stringify(forged)).toBeDefined()
+    // warden serve reports the hooks it holds, per event, on /metrics.
+    const metrics = await (await fetch(`${url}/metrics`)).text()
+    expect(metrics).toMatch(/warden_hooks_registered\{event="tool\.pre"\} 1\b/)
     expect(await stop(child)).toBe(0)
 
     const verified = await runCli(['audit', 'verify', '--session', sessionId, '--db', db], { cwd: ROOT, env })

@@ -83,7 +83,8 @@ function ensureUser(): void {
   execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', RUN_AS])
 }
 
-function freePort(): Promise<number> {
+/** A free loopback TCP port. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.unref()
@@ -100,7 +101,7 @@ function freePort(): Promise<number> {
  * Runs a PostgreSQL binary, as the postgres user when this process is root, from a folder
  * that user can enter (the working directory may be one it cannot).
  */
-function runPg(bin: string, args: string[], cwd: string): void {
+export function runPg(bin: string, args: string[], cwd: string): void {
   const asRoot = process.getuid?.() === 0
   const [file, argv] = asRoot ? ['runuser', ['-u', RUN_AS, '--', bin, ...args]] : [bin, args]
   const result = spawnSync(file, argv, { encoding: 'utf8', timeout: 120_000, cwd })
