@@ -3,6 +3,7 @@
 // hooks on every request, answer and streamed event. Decisions are audited in the store
 // (--db), Prometheus metrics are on /metrics and dispatches are traced. With `server.auth:
 // token` callers need an access token (`warden tokens create`) whose tenant pins theirs.
+// A hook's `ask` is held as a pending approval in the store (see a2a-approvals.ts).
 
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -18,6 +19,7 @@ import {
   loadHookSources,
   type WardenConfig,
 } from '../sources/index.js'
+import { type GatewayApprovals, gatewayApprovals } from './a2a-approvals.js'
 import { parseArgs } from './args.js'
 import type { CliIo } from './io.js'
 
@@ -30,6 +32,8 @@ a2a.cancel, a2a.list, a2a.resubscribe, a2a.pushConfig.*; every answer and stream
 event as a2a.response; the card as a2a.card. Push-notification URLs must pass the SSRF
 policy (network.allow). Limits come from the config's a2a: section. With server.auth:
 token in the config, callers send "Authorization: Bearer <token>" (warden tokens create).
+A hook's ask holds the call until it is resolved with "warden approvals" (or from a
+warden serve on the same --db), within limits.approvalTimeoutMs.
 
 options:
   -c, --config FILE     warden.yaml (default: ./warden.yaml when present)
@@ -106,6 +110,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   let gateway: A2aGateway | undefined
   let engine: ReturnType<typeof buildEngine> | undefined
   let authority: TokenAuthority | undefined
+  let approvals: GatewayApprovals | undefined
   let gatewayAuth: ((authorization: string | undefined) => ReturnType<TokenAuthority['verify']>) | undefined
   try {
     const configPath =
@@ -132,9 +137,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       env: io.env,
       cwd: io.cwd,
     })
+    approvals = await gatewayApprovals(config, persistence, log)
     engine = traceEngine(
       buildEngine(config, {
         recorder: persistence.recorder,
+        approver: approvals.approver,
         breaker: persistence.breaker,
         env: io.env,
         extraHooks,
@@ -168,6 +175,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     log(errorMessage(error))
     await gateway?.close()
     authority?.close()
+    await approvals?.close()
     await engine?.close().catch(() => undefined)
     await persistence?.close().catch(() => undefined)
     return 1
@@ -179,6 +187,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     process.once('SIGINT', done)
     process.once('SIGTERM', done)
   })
+  await approvals?.close()
   await gateway.close()
   authority?.close()
   await engine.close()

@@ -1,5 +1,6 @@
 // The checks of the A2A gateway: a request is its operation's event (`a2a.send`, ...)
-// before it leaves, with push-notification URLs under the SSRF policy; every answer and
+// before it leaves, with push-notification URLs under the SSRF policy (registered as the
+// last hook of the events that carry them, so a refusal is an audited deny); every answer and
 // streamed event is `a2a.response` before it is passed on; the agent card is `a2a.card`.
 // Requests and answers are seen as A2A JSON-RPC messages (see payload.ts). Each check
 // answers what to forward (as modified) or the refusal to send instead.
@@ -21,7 +22,7 @@ import {
   sameKind,
   type Target,
 } from './payload.js'
-import type { PushUrlPolicy } from './push-policy.js'
+import { type PushUrlPolicy, pushPolicyHooks } from './push-policy.js'
 import { denial, type Refusal, refusedBy } from './wire.js'
 
 /** What the checks need. */
@@ -50,6 +51,7 @@ export class A2aChecks {
 
   constructor(private readonly options: A2aChecksOptions) {
     this.log = options.log ?? (() => undefined)
+    for (const hook of pushPolicyHooks(options.pushPolicy)) options.engine.register(hook, { replace: true })
   }
 
   /**
@@ -78,13 +80,6 @@ export class A2aChecks {
         const modified = modifiedParams(decision, rpcRequest(id, method, params))
         if (!modified.ok) return { ok: false, refusal: this.refused(method, modified.error) }
         current = modified.value
-      }
-    }
-    if (info.operation === 'pushConfig.set' || info.operation === 'send' || info.operation === 'stream') {
-      const refusal = await this.options.pushPolicy.refusal(current)
-      if (refusal) {
-        this.log(`denied ${method}: ${refusal}`)
-        return { ok: false, refusal: refusedBy(refusal) }
       }
     }
     return { ok: true, params: current, context }

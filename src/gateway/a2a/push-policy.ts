@@ -2,9 +2,11 @@
 // config makes the upstream agent post to that URL later; the gateway checks it before
 // the config leaves: http(s) only, no credentials in the URL, and neither the address nor
 // any address the host resolves to may be special-purpose (loopback, private, link-local,
-// the cloud metadata service...) unless `network.allow` lists it.
+// the cloud metadata service...) unless `network.allow` lists it. The check runs as the
+// last hook of `a2a.send`, `a2a.stream` and `a2a.pushConfig.set` (see pushPolicyHooks), so
+// a refusal is a decision like a hook's deny: audited, counted and answered with its id.
 
-import type { JsonObject } from '../../core/index.js'
+import type { HookCall, HookDefinition, JsonObject } from '../../core/index.js'
 import {
   type AllowList,
   blockedCategory,
@@ -107,4 +109,40 @@ export function pushUrls(params: JsonObject): string[] {
     take(configuration.pushNotificationConfig)
   }
   return urls
+}
+
+/** The events whose requests may carry push-notification URLs. */
+export const PUSH_URL_EVENTS = ['a2a.send', 'a2a.stream', 'a2a.pushConfig.set'] as const
+
+/** The name the built-in policy hooks start with (`a2a-push-url-policy:a2a.send`, ...). */
+export const PUSH_POLICY_HOOK = 'a2a-push-url-policy'
+
+/** The reason code of a push-notification URL the policy refused. */
+export const PUSH_POLICY_REASON_CODE = 'push-url-refused'
+
+/**
+ * The policy as hooks that run after every other hook of their event (on the params as
+ * earlier hooks modified them) and deny with the cause. A failure or a slow resolver
+ * denies too (`onError` / `onTimeout`).
+ */
+export function pushPolicyHooks(policy: PushUrlPolicy): HookDefinition[] {
+  const fn = async (call: HookCall) => {
+    const a2a = call.event.payload.a2a
+    const envelope = isObject(a2a) ? a2a.payload : undefined
+    const params = isObject(envelope) ? envelope.params : undefined
+    if (!isObject(params)) return undefined
+    const refusal = await policy.refusal(params)
+    if (!refusal) return undefined
+    return { type: 'deny', reason: refusal, reasonCode: [PUSH_POLICY_REASON_CODE] }
+  }
+  return PUSH_URL_EVENTS.map((event) => ({
+    name: `${PUSH_POLICY_HOOK}:${event}`,
+    event,
+    priority: Number.MAX_SAFE_INTEGER,
+    timeoutMs: 10_000,
+    onError: 'deny',
+    onTimeout: 'deny',
+    source: 'a2a gateway (network.allow)',
+    handler: { type: 'fn', fn },
+  }))
 }

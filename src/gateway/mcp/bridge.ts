@@ -6,6 +6,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { errorMessage } from '../../core/index.js'
+import { type BatchReceiver, planBatch } from './batch.js'
 import { McpChecks, type McpChecksOptions } from './checks.js'
 import {
   errorResponse,
@@ -35,6 +36,8 @@ export class McpBridge {
   private readonly server: Transport
   private readonly log: (line: string) => void
   private closing = false
+  /** The MCP version the server answered `initialize` with. */
+  private protocolVersion: string | undefined
   /** Notifications still being checked, per direction: a later answer waits for them. */
   private readonly notificationsInFlight = {
     outbound: new Set<Promise<void>>(),
@@ -58,6 +61,8 @@ export class McpBridge {
   async start(): Promise<void> {
     this.server.onmessage = (message) => this.receive('inbound', message)
     this.client.onmessage = (message) => this.receive('outbound', message)
+    ;(this.server as BatchReceiver).onbatch = (elements) => this.receiveBatch('inbound', elements)
+    ;(this.client as BatchReceiver).onbatch = (elements) => this.receiveBatch('outbound', elements)
     this.server.onclose = () => void this.close('the server side closed')
     this.client.onclose = () => void this.close('the client side closed')
     this.server.onerror = (error) => this.log(`server transport: ${error.message}`)
@@ -90,6 +95,22 @@ export class McpBridge {
     if (kind !== 'notification') return
     inFlight.add(handled)
     void handled.finally(() => inFlight.delete(handled))
+  }
+
+  /**
+   * A JSON-RPC batch: its elements checked one by one where the negotiated version allows
+   * batches, else (and for elements that are not JSON-RPC) answered with errors, so no
+   * request in it goes unanswered.
+   */
+  private receiveBatch(direction: Direction, elements: unknown[]): void {
+    if (this.closing) return
+    const plan = planBatch(elements, this.protocolVersion)
+    const sender = direction === 'outbound' ? this.client : this.server
+    const receiver = direction === 'outbound' ? this.server : this.client
+    for (const reply of plan.replies) void this.send(sender, reply)
+    for (const forward of plan.forwards) void this.send(receiver, forward)
+    for (const why of plan.dropped) this.log(`dropped ${direction} ${why}`)
+    for (const message of plan.messages) this.receive(direction, message)
   }
 
   private async handle(
@@ -146,7 +167,9 @@ export class McpBridge {
   /** Tells an HTTP client transport the negotiated protocol version (for its headers). */
   private noteProtocolVersion(message: JSONRPCMessage): void {
     const version = resultOf(message)?.protocolVersion
-    if (typeof version === 'string') this.server.setProtocolVersion?.(version)
+    if (typeof version !== 'string') return
+    this.protocolVersion = version
+    this.server.setProtocolVersion?.(version)
   }
 }
 

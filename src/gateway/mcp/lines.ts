@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { BatchReceiver } from './batch.js'
 import { envelopeProblem } from './jsonrpc.js'
 
 const NEWLINE = 10
@@ -68,8 +69,10 @@ export class LineSplitter {
 }
 
 /** A transport over a readable and a writable stream of newline-delimited JSON-RPC. */
-export class LineTransport implements Transport {
+export class LineTransport implements Transport, BatchReceiver {
   onclose?: () => void
+  /** Receives a JSON-RPC batch (an array); without it a batch is ignored with an error. */
+  onbatch?: (elements: unknown[]) => void
   onerror?: (error: Error) => void
   onmessage?: (message: JSONRPCMessage) => void
   private readonly splitter: LineSplitter
@@ -152,6 +155,10 @@ export class LineTransport implements Transport {
       this.onerror?.(new Error(`a line that is not JSON was ignored (${line.length} characters)`))
       return
     }
+    if (Array.isArray(value) && this.onbatch) {
+      this.onbatch(value)
+      return
+    }
     const problem = envelopeProblem(value)
     if (problem) {
       this.onerror?.(new Error(`a message that is not valid JSON-RPC was ignored: ${problem}`))
@@ -176,8 +183,9 @@ const CLOSE_GRACE_MS = 2000
  * A transport to a child process speaking newline-delimited JSON-RPC on its stdin and
  * stdout; its stderr goes to the gateway's stderr.
  */
-export class ChildTransport implements Transport {
+export class ChildTransport implements Transport, BatchReceiver {
   onclose?: () => void
+  onbatch?: (elements: unknown[]) => void
   onerror?: (error: Error) => void
   onmessage?: (message: JSONRPCMessage) => void
   /** The child, once started. */
@@ -206,6 +214,10 @@ export class ChildTransport implements Transport {
     this.lines = lines
     lines.onmessage = (message) => this.onmessage?.(message)
     lines.onerror = (error) => this.onerror?.(error)
+    lines.onbatch = (elements) => {
+      if (this.onbatch) this.onbatch(elements)
+      else this.onerror?.(new Error('a JSON-RPC batch was ignored'))
+    }
     void lines.start()
     return new Promise((resolve, reject) => {
       child.once('spawn', () => resolve())
