@@ -2,6 +2,7 @@
 // default), `approvals.notify` (posted through the SSRF-safe client), `server.auth`, and
 // the rule that a non-loopback address needs token auth unless --insecure-no-auth.
 
+import { dirname, join, resolve } from 'node:path'
 import type { Persistence } from '../audit/index.js'
 import { createEngine, type Engine, errorMessage } from '../core/index.js'
 import { createOutboundClient, networkOptions } from '../net/index.js'
@@ -14,6 +15,23 @@ export interface ManagementSection {
   allowCommandHooks?: boolean
   maxFrameBytes?: number
   requestsPerSecond?: number
+  dataDir?: string
+}
+
+/**
+ * The data folder where hooks made through the management API may write files:
+ * `management.dataDir` (relative to warden.yaml's folder), else a `data` folder beside the
+ * SQLite file, else `.warden/data` under the working folder (PostgreSQL, in-memory).
+ */
+export function managementDataDir(
+  config: WardenConfig | undefined,
+  location: string | undefined,
+  cwd: string,
+): string {
+  const configured = ((config?.raw.management ?? {}) as ManagementSection).dataDir
+  if (configured) return resolve(config?.baseDir ?? cwd, configured)
+  if (location && !/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) return join(dirname(location), 'data')
+  return resolve(cwd, '.warden', 'data')
 }
 
 interface NotifySection {
@@ -47,6 +65,8 @@ export interface ManagementSetup {
   env: NodeJS.ProcessEnv
   /** The live engine, once built. */
   engine: () => Engine
+  /** The data folder (see {@link managementDataDir}). */
+  dataDir: string
   onError: (error: Error) => void
 }
 
@@ -62,7 +82,11 @@ export function setupManagement(setup: ManagementSetup): ManagementPlane | undef
   const client = notify ? createOutboundClient(networkOptions(raw.network)) : undefined
   const { store } = setup.persistence
   const replayHandlers = () =>
-    buildHandlers(setup.config, { env: setup.env, storedCommandHooks: section.allowCommandHooks === true })
+    buildHandlers(setup.config, {
+      env: setup.env,
+      storedCommandHooks: section.allowCommandHooks === true,
+      dataDir: setup.dataDir,
+    })
   return createManagementPlane({
     store,
     settings: {

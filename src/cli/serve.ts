@@ -37,7 +37,7 @@ import {
 } from '../sources/index.js'
 import { parseArgs } from './args.js'
 import type { CliIo } from './io.js'
-import { exposureProblem, planeFailure, setupManagement } from './serve-management.js'
+import { exposureProblem, managementDataDir, planeFailure, setupManagement } from './serve-management.js'
 
 /** Longest wait for the audit trail's last records at shutdown, after requests are done. */
 const AUDIT_FLUSH_DEADLINE_MS = 30_000
@@ -178,10 +178,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   let engine: ReturnType<typeof buildEngine> | undefined
   const watchers: HookDirWatcher[] = []
   const reportError = (error: Error) => logger.error({ err: error }, error.message)
+  const dataDir = managementDataDir(config, persistence.location, io.cwd)
   const plane = setupManagement({
     config,
     persistence,
     env: io.env,
+    dataDir,
     engine: () => engine as ReturnType<typeof buildEngine>,
     onError: reportError,
   })
@@ -198,6 +200,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       ...(plane ? { approver: plane.approver, storedCommandHooks: allowCommandHooks === true } : {}),
       breaker: persistence.breaker,
       env: io.env,
+      dataDir,
       extraHooks: fileHooks,
       tokenLedger: storeTokenLedger(persistence),
       ...(tenantTokenBudgets ? { tenantTokenBudgets } : {}),

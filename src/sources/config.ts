@@ -64,6 +64,10 @@ const managementSchema = z
       .max(64 * 1024 * 1024)
       .optional(),
     requestsPerSecond: z.number().int().positive().max(100_000).optional(),
+    dataDir: z
+      .string({ error: 'must be a folder path: where hooks made through the API may write files' })
+      .min(1, 'must not be empty')
+      .optional(),
   })
   .strict()
 

@@ -10,6 +10,13 @@ export {
 } from './claude-settings.js'
 export type { WardenConfig } from './config.js'
 export { breakerDisablesOnTrip, loadConfig, parseConfig } from './config.js'
+export {
+  API_SOURCE_PREFIX,
+  appendConfined,
+  isApiSource,
+  relativePathProblem,
+  tenantDataDir,
+} from './data-dir.js'
 export type { GoclawSink } from './goclaw.js'
 export { goclawBudgets, goclawDefinition, loadGoclawHooks, parseGoclawHooks } from './goclaw.js'
 export type { HookFileResult } from './hook-files.js'

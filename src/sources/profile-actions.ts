@@ -1,23 +1,24 @@
 // The declarative actions of agent.json profiles as one handler type, `profile-action`:
 // `log` (a summary line, never the inputs), `webhook` (observe only, through the SSRF-
 // checked outbound client, URL allowlist), `save_json` (append JSONL inside the profile's
-// folder) and `approve` (an ask verdict for matching tools, so the engine holds the action
+// folder, or for a hook made through the management API inside the tenant's folder of the
+// data folder, never through a symbolic link) and `approve` (an ask verdict for matching tools, so the engine holds the action
 // for its approver and denies it when there is none or it times out).
 
-import { constants } from 'node:fs'
-import { lstat, mkdir, open, realpath } from 'node:fs/promises'
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
+import { isAbsolute, relative, resolve } from 'node:path'
 import {
   abstain,
   ask,
   errorMessage,
   type HandlerFactory,
   type HookCall,
+  type HookSpec,
   type JsonObject,
   toolOf,
   WardenError,
 } from '../core/index.js'
 import { createOutboundClient, type OutboundClient, type OutboundClientOptions } from '../net/index.js'
+import { appendConfined, isApiSource, relativePathProblem, tenantDataDir } from './data-dir.js'
 
 /** The handler type of profile actions. */
 export const PROFILE_ACTION_TYPE = 'profile-action'
@@ -40,6 +41,11 @@ export interface ProfileActionOptions {
   client?: OutboundClient
   /** Settings of that loopback client (resolver, timeouts). */
   loopbackClient?: Omit<OutboundClientOptions, 'allow'>
+  /**
+   * The data folder (`management.dataDir`) where `save_json` hooks made through the
+   * management API write, each tenant in a folder of its own; without it such hooks are refused.
+   */
+  dataDir?: string
 }
 
 const LOOPBACK_ALLOW = ['127.0.0.0/8', '::1/128']
@@ -126,29 +132,32 @@ export function summaryLine(profile: string, level: string, call: HookCall): str
 }
 
 async function appendJsonLine(baseDir: string, path: string, record: JsonObject): Promise<void> {
-  const target = resolve(baseDir, path)
-  await mkdir(dirname(target), { recursive: true })
-  const realBase = await realpath(baseDir)
-  const realParent = await realpath(dirname(target))
-  if (realParent !== realBase && !realParent.startsWith(realBase + sep)) {
-    throw new Error(`save_json path "${path}" resolves outside the profile's folder`)
-  }
-  const existing = await lstat(target).catch(() => undefined)
-  if (existing?.isSymbolicLink()) throw new Error(`save_json path "${path}" is a symbolic link; refused`)
   const line = `${JSON.stringify(record)}\n`
   if (Buffer.byteLength(line) > SAVE_JSON_MAX_LINE_BYTES) {
     throw new Error(`the record is over ${SAVE_JSON_MAX_LINE_BYTES} bytes; not saved`)
   }
-  const handle = await open(
-    target,
-    constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
-    0o600,
-  )
-  try {
-    await handle.write(line)
-  } finally {
-    await handle.close()
+  await appendConfined(baseDir, path, line)
+}
+
+/**
+ * The folder a `save_json` hook writes in: its profile's folder for a profile loaded from
+ * disk, the tenant's folder inside the data folder for a hook from the management API.
+ */
+function saveJsonBase(config: Record<string, unknown>, hook: HookSpec, dataDir: string | undefined): string {
+  if (!isApiSource(hook.source)) return text(config, 'baseDir', hook.name)
+  if (config.baseDir !== undefined) {
+    throw new WardenError(
+      'invalid-hook',
+      `hook "${hook.name}": handler.baseDir cannot be set through the management API; save_json writes inside the data folder (management.dataDir)`,
+    )
   }
+  if (!dataDir) {
+    throw new WardenError(
+      'invalid-hook',
+      `hook "${hook.name}": save_json hooks made through the management API need a data folder; set management.dataDir in warden.yaml`,
+    )
+  }
+  return tenantDataDir(dataDir, hook.scope.tenant)
 }
 
 function text(config: Record<string, unknown>, key: string, hookName: string): string {
@@ -220,8 +229,10 @@ export function createProfileActionHandler(options: ProfileActionOptions = {}): 
         }
         case 'save_json': {
           const path = text(config, 'path', hook.name)
-          const baseDir = text(config, 'baseDir', hook.name)
-          const problem = saveJsonPathProblem(path, baseDir)
+          const baseDir = saveJsonBase(config, hook, options.dataDir)
+          const problem = isApiSource(hook.source)
+            ? relativePathProblem('handler.path', path)
+            : saveJsonPathProblem(path, baseDir)
           if (problem) throw new WardenError('invalid-hook', `hook "${hook.name}": ${problem}`)
           return async (call) => {
             const record: JsonObject = {

@@ -52,6 +52,11 @@ export interface RuntimeOptions {
    * with a message saying how to allow it. Default true (files and config are trusted).
    */
   storedCommandHooks?: boolean
+  /**
+   * The data folder (`management.dataDir`) where hooks made through the management API may
+   * write files (`save_json`), each tenant in its own folder. Without it, such hooks are refused.
+   */
+  dataDir?: string
 }
 
 /** The `command` handler, refusing hooks that came from the database. */
@@ -102,7 +107,13 @@ export function buildHandlers(
   }
   // script: Starlark hook files; profile-action: the declarative actions of agent.json profiles.
   handlers.push(createScriptHandler(scriptHandlerOptions(_config, client)))
-  handlers.push(createProfileActionHandler({ client, webhookAllow: webhookAllowList(_config, options.env) }))
+  handlers.push(
+    createProfileActionHandler({
+      client,
+      webhookAllow: webhookAllowList(_config, options.env),
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    }),
+  )
   for (const extra of options.extraHandlers ?? []) {
     const at = handlers.findIndex((h) => h.type === extra.type)
     if (at >= 0) handlers.splice(at, 1)

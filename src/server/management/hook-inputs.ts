@@ -4,6 +4,7 @@
 
 import { z } from 'zod'
 import { errorMessage, type HookDefinition, type HookSpec, WardenError } from '../../core/index.js'
+import { API_SOURCE_PREFIX, PROFILE_ACTION_TYPE, relativePathProblem } from '../../sources/index.js'
 import { type HookInput, type StoredHook, StoreError } from '../../store/index.js'
 import type { PlaneContext } from './context.js'
 import { ApiError } from './protocol.js'
@@ -119,25 +120,46 @@ export function tenantFor(
   return principal.tenant
 }
 
-export function refuseCommand(plane: PlaneContext, handler: Record<string, unknown>): void {
-  if (handler.type === 'command' && !plane.settings.allowCommandHooks) {
+/**
+ * Refuses what a handler config from the API must not do to the host: run a program
+ * (`command` hooks, or a profile's `command` action) unless `management.allowCommandHooks`
+ * is on, name a folder of its own (`baseDir`), or name a file outside the data folder
+ * (an absolute `save_json` path or one with `..`).
+ */
+export function refuseHostAccess(plane: PlaneContext, handler: Record<string, unknown>): void {
+  const runsProgram =
+    handler.type === 'command' || (handler.type === PROFILE_ACTION_TYPE && handler.action === 'command')
+  if (runsProgram && !plane.settings.allowCommandHooks) {
     throw new ApiError(
       'forbidden',
       'command hooks run programs on the server, and this Warden does not allow them through the API; set management.allowCommandHooks: true in warden.yaml to allow it',
-      'handler.type',
+      handler.type === 'command' ? 'handler.type' : 'handler.action',
     )
+  }
+  if (handler.baseDir !== undefined) {
+    throw new ApiError(
+      'invalid-params',
+      'handler.baseDir cannot be set through the management API: hooks made here do not choose folders on the server (save_json writes inside management.dataDir)',
+      'handler.baseDir',
+    )
+  }
+  if (handler.type === PROFILE_ACTION_TYPE && typeof handler.path === 'string') {
+    const problem = relativePathProblem('handler.path', handler.path)
+    if (problem) throw new ApiError('invalid-params', problem, 'handler.path')
   }
 }
 
 /** The store input of a definition (validated by the engine's own rules first). */
 export function toInput(plane: PlaneContext, principal: Principal, params: DefinitionParams): HookInput {
-  refuseCommand(plane, params.handler)
+  refuseHostAccess(plane, params.handler)
   const tenant = tenantFor(principal, params)
   const scope = { ...(params.scope ?? {}) }
   delete scope.tenant
+  // Checked as the stored hook will run: with the rules of hooks made through the API.
   const hook = {
     ...params,
     ...(tenant ? { scope: { ...scope, tenant } } : { scope }),
+    source: `${API_SOURCE_PREFIX}user`,
   } as unknown as HookDefinition
   let spec: HookSpec
   try {

@@ -5,6 +5,7 @@
 
 import { z } from 'zod'
 import { type HookDefinition, type JsonObject, WardenError } from '../../core/index.js'
+import { API_SOURCE_PREFIX } from '../../sources/index.js'
 import { toHookDefinition } from '../../store/index.js'
 import { type PlaneContext, recordChange } from './context.js'
 import {
@@ -17,7 +18,7 @@ import {
   invalid,
   limit,
   paramsOf,
-  refuseCommand,
+  refuseHostAccess,
   sampleEvent,
   save,
   tenantFor,
@@ -217,11 +218,13 @@ export function hookMethods(plane: PlaneContext): Record<string, MethodDef> {
           hook = found.kind === 'stored' ? toHookDefinition(found.hook) : specDefinition(found.spec)
         } else {
           const given = p.hook as DefinitionParams
-          refuseCommand(plane, given.handler)
+          refuseHostAccess(plane, given.handler)
           const tenant = tenantFor(principal, given)
+          // An unsaved definition is held to the rules of hooks made through the API.
           hook = {
             ...given,
             scope: { ...(given.scope ?? {}), ...(tenant ? { tenant } : {}) },
+            source: `${API_SOURCE_PREFIX}test`,
           } as HookDefinition
         }
         const context = { ...(p.event.context ?? {}) } as JsonObject
