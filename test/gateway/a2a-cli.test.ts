@@ -112,6 +112,47 @@ describe('warden a2a (CLI, the documented example)', () => {
     expect(gateway.child.exitCode).toBe(0)
   }, 60_000)
 
+  it('answers clients sending a 5 MB body with the 413 and its message, never a broken pipe', async () => {
+    const gatewayPort = await freePort()
+    const gateway = start(
+      cliArgs([
+        'a2a',
+        '--upstream',
+        'http://127.0.0.1:9/',
+        '--port',
+        String(gatewayPort),
+        '--db',
+        ':memory:',
+      ]),
+    )
+    children.push(gateway.child)
+    await gateway.waitFor('Warden A2A gateway listening on')
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { pad: 'x'.repeat(5 * 1024 * 1024) },
+    })
+    const post = () =>
+      fetch(`http://127.0.0.1:${gatewayPort}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      }).then(
+        async (response) =>
+          `${response.status} ${((await response.json()) as { error: { message: string } }).error.message}`,
+        (error: Error) => `failed: ${String(error.cause ?? error)}`,
+      )
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(Array.from({ length: 8 }, post))
+      expect(answers).toEqual(
+        Array(8).fill('413 the body is over the limit of 4194304 bytes (a2a.maxBodyBytes)'),
+      )
+    }
+    gateway.child.kill('SIGTERM')
+    await new Promise((resolve) => gateway.child.once('exit', resolve))
+  }, 60_000)
+
   it("with server.auth: token, refuses callers without a valid token and pins the token's tenant", async () => {
     const db = join(dir, 'auth.db')
     const config = join(dir, 'auth.yaml')

@@ -10,6 +10,7 @@ import { type Engine, type EventContext, errorMessage } from '../../core/index.j
 import type { Resolver } from '../../net/index.js'
 import { CARD_PATHS, CardSource, rewriteCard, type UpstreamCard } from './card.js'
 import { A2aChecks } from './checks.js'
+import { discardBody, discardBound } from './drain.js'
 import type { ForwardDeps } from './forward.js'
 import { handleJsonRpc, writeRpcRefusal } from './jsonrpc.js'
 import { A2A_DEFAULTS, type A2aLimits } from './limits.js'
@@ -82,7 +83,7 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
   })
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500
     const message =
       status === 413
@@ -91,7 +92,9 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
           ? errorMessage(error)
           : 'the gateway failed'
     if (status >= 500) log(`${request.method} ${request.url}: ${errorMessage(error)}`)
-    void reply.code(status).send({ jsonrpc: '2.0', id: null, error: { code: RPC_INVALID_REQUEST, message } })
+    // The client is still sending: read its upload (bounded) so it sees this answer.
+    if (status === 413) await discardBody(request.raw, discardBound(limits.maxBodyBytes))
+    return reply.code(status).send({ jsonrpc: '2.0', id: null, error: { code: RPC_INVALID_REQUEST, message } })
   })
   app.get('/healthz', async () => ({ status: 'ok' }))
   if (options.metrics) {
