@@ -153,6 +153,8 @@ function* chainSteps(
     policies: [],
   }
   let current: CheckedEvent = event
+  /** The tenant whose breakers apply ('' for an event without one); hooks never change it. */
+  const tenant = typeof event.context.tenantId === 'string' ? event.context.tenantId : ''
   let vars: ConditionVars | undefined
   /** When the hook that ran last ended: the next hook starts then, saving a clock read. */
   let lastEnd: number | undefined
@@ -191,7 +193,7 @@ function* chainSteps(
     }
     const hookStart = lastEnd ?? clock.now()
     let verdict: Verdict | undefined
-    const trip = env.breaker.openTrip(hook.id)
+    const trip = env.breaker.openTrip(hook.id, tenant)
     if (trip) {
       verdict = failureVerdict(
         hook,
@@ -224,10 +226,10 @@ function* chainSteps(
       }
     }
     if (!verdict) {
-      const pending = execute(entry, current, started, hookStart, env, trace)
+      const pending = execute(entry, current, started, hookStart, env, trace, tenant)
       verdict = pending instanceof Promise ? yield pending : pending
       if (verdict.type === 'deny' && hook.breakerCountsBlocks && trace.error === undefined)
-        countBlock(hook, verdict.reason, env)
+        countBlock(hook, tenant, verdict.reason, env)
     }
     lastEnd = clock.now()
     trace.durationMs = microseconds(lastEnd - hookStart)
@@ -279,6 +281,7 @@ function execute(
   now: number,
   env: ChainEnv,
   trace: HookTrace,
+  tenant: string,
 ): Verdict | Promise<Verdict> {
   const hook = entry.spec
   const remaining = env.budgetMs - (now - chainStart)
@@ -294,7 +297,7 @@ function execute(
     event,
     limit,
     env.inFlight,
-    (run) => conclude(run, entry, env, trace, limit),
+    (run) => conclude(run, entry, env, trace, limit, tenant),
     env.detail,
   )
 }
@@ -310,9 +313,24 @@ const META = {
 } satisfies Record<string, HookMeta>
 
 /** A hook's own denial counted toward its breaker (GoClaw: blocks trip it like timeouts). */
-function countBlock(hook: HookSpec, reason: string, env: ChainEnv): void {
-  const tripped = env.breaker.recordFailure(hook.id, Date.now(), `it blocked: ${reason.slice(0, 200)}`)
-  if (tripped) env.onTrip(tripped, hook)
+function countBlock(hook: HookSpec, tenant: string, reason: string, env: ChainEnv): void {
+  countFailure(hook, tenant, `it blocked: ${reason.slice(0, 200)}`, env)
+}
+
+/** Counts a failure toward the hook's breaker for the tenant; a trip (now or later) is reported. */
+function countFailure(hook: HookSpec, tenant: string, error: string, env: ChainEnv): void {
+  const tripped = env.breaker.recordFailure({
+    hookId: hook.id,
+    tenant,
+    global: hook.scope.tenant === undefined,
+    at: Date.now(),
+    error,
+  })
+  if (tripped instanceof Promise) {
+    void tripped.then((trip) => {
+      if (trip) env.onTrip(trip, hook)
+    })
+  } else if (tripped) env.onTrip(tripped, hook)
 }
 
 /** Turns what happened into the verdict, applying the failure policies and the breaker. */
@@ -322,6 +340,7 @@ function conclude(
   env: ChainEnv,
   trace: HookTrace,
   limit: number,
+  tenant: string,
 ): Verdict {
   const hook = entry.spec
   if (run.logs) trace.logs = run.logs
@@ -336,7 +355,6 @@ function conclude(
         ? `it answered garbage: ${run.message}`
         : run.message
   trace.error = { kind: run.kind, message }
-  const tripped = env.breaker.recordFailure(hook.id, Date.now(), message)
-  if (tripped) env.onTrip(tripped, hook)
+  countFailure(hook, tenant, message, env)
   return failureVerdict(hook, run.kind === 'timeout' ? hook.onTimeout : hook.onError, message)
 }

@@ -118,8 +118,8 @@ export interface Engine {
   unregister(id: string): boolean
   /** The registered hooks, in run order per event. */
   hooks(): HookSpec[]
-  /** Closes a hook's circuit breaker so it runs again. */
-  resetBreaker(id: string): void
+  /** Closes a hook's circuit breaker so it runs again: for one tenant, or every tenant when omitted. */
+  resetBreaker(id: string, tenant?: string): void
   openBreakers(): BreakerTrip[]
   /** Waits for hooks still running for non-blocking events. */
   drain(): Promise<void>

@@ -341,8 +341,8 @@ export function createEngine(options: EngineOptions): Engine {
     dryRun(definition, input) {
       return dryRun(definition, input, { prepare, inFlight, budgetMs: limits.chainBudgetMs, closed })
     },
-    resetBreaker(id) {
-      breaker.reset(id)
+    resetBreaker(id, tenant) {
+      breaker.reset(id, tenant)
     },
     openBreakers() {
       return breaker.openTrips()

@@ -1,8 +1,8 @@
 // The core of Warden: events, decisions, the hook model and the engine. Pure: no I/O and
 // nothing Node-only, so it runs anywhere JavaScript does.
 
-export type { BreakerOptions, BreakerState, BreakerTrip } from './breaker.js'
-export { DEFAULT_BREAKER, MemoryBreakerState } from './breaker.js'
+export type { BreakerFailure, BreakerOptions, BreakerState, BreakerTrip } from './breaker.js'
+export { DEFAULT_BREAKER, MAX_COUNTED_BREAKERS, MemoryBreakerState, TripTable } from './breaker.js'
 export type { AliasSystem, CatalogEventName, EventInfo, EventName } from './catalog.js'
 export {
   CANONICAL_EVENTS,

@@ -1,7 +1,8 @@
 // A hook's cap on runs per turn (`maxInvocationsPerTurn`, GoClaw's
 // `max_invocations_per_turn`): counts the runs of one hook per turn and refuses those
-// beyond the cap. A turn is the context's `turnId`, else its session id, within the
-// tenant; without either the cap cannot apply. Memory is bounded: turns idle longer than
+// beyond the cap. A turn is the context's `turnId` within its session and tenant (two
+// sessions, or two tenants, that both call their turn "t-1" count apart), else the session
+// within its tenant; without either the cap cannot apply. Memory is bounded: turns idle longer than
 // the TTL are forgotten, and past the size limit the least recently used turn goes first.
 
 import type { CheckedEvent } from './events.js'
@@ -76,14 +77,15 @@ export class TurnCap {
   }
 }
 
-/** The turn an event belongs to, within its tenant; undefined when it names none. */
+/** The turn an event belongs to, within its tenant and session; undefined when it names none. */
 export function turnKeyOf(event: CheckedEvent): string | undefined {
   const context = event.context
   const turn = context.turnId
-  const session = context.session?.id
+  const session = typeof context.session?.id === 'string' ? context.session.id : ''
   const tenant = typeof context.tenantId === 'string' ? context.tenantId : ''
-  if (typeof turn === 'string' && turn !== '') return `${tenant}\nturn\n${turn}`
-  if (typeof session === 'string' && session !== '') return `${tenant}\nsession\n${session}`
+  if (typeof turn === 'string' && turn !== '')
+    return `${tenant.length}:${tenant}${session.length}:${session}turn:${turn}`
+  if (session !== '') return `${tenant.length}:${tenant}${session.length}:${session}session`
   return undefined
 }
 

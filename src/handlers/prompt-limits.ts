@@ -50,15 +50,16 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null'
 }
 
-/** The cache key of one judged call: hook id and version, event, tool name and input hash. */
+/** The cache key of one judged call: hook id and version, event, and a hash of the tenant, tool name and input (a verdict is never served across tenants). */
 export function judgeCacheKey(
   hookId: string,
   version: number,
   event: string,
   toolName: string,
   input: unknown,
+  tenant = '',
 ): string {
-  const hash = createHash('sha256').update(canonicalJson({ toolName, input })).digest('base64url')
+  const hash = createHash('sha256').update(canonicalJson({ tenant, toolName, input })).digest('base64url')
   return `${hookId}@${version}|${event}|${hash}`
 }
 

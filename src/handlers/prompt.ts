@@ -125,7 +125,14 @@ export function createPromptHandler(options: PromptHandlerOptions): HandlerFacto
     if (Buffer.byteLength(inputJson) > maxInputBytes) {
       throw new Error(`the tool input is larger than the judge accepts (${maxInputBytes} bytes)`)
     }
-    const key = judgeCacheKey(hook.id, hook.version, event.event, tool.name, tool.input)
+    const key = judgeCacheKey(
+      hook.id,
+      hook.version,
+      event.event,
+      tool.name,
+      tool.input,
+      event.context.tenantId,
+    )
     const cached = cache.get(key)
     if (cached) {
       call.log('decision taken from the judge cache')

@@ -1,13 +1,17 @@
-// The state Starlark hooks may keep between calls, bounded in size: counters (`metrics`),
-// shared by every script hook of one handler, and a key/value cache per run (the agent
-// session; events without a session share one cache). Writes made while a script runs are
+// The state Starlark hooks may keep between calls, bounded in size, and always within one
+// tenant: counters (`metrics`) per tenant, shared by the script hooks of one handler that
+// run for that tenant; a key/value cache per tenant and agent session (events without a
+// session share their tenant's one cache); log lines per tenant, session and turn for the
+// `turn.end` payload. No tenant reaches another's. Writes made while a script runs are
 // staged and committed only when its run is final, so a replayed run never counts twice.
 
 import type { CheckedEvent, Json, JsonObject } from '../core/index.js'
 
-/** Most counters kept. */
+/** Most counters kept per tenant. */
 export const MAX_METRICS = 10_000
-/** Most runs (sessions) whose caches are kept; the oldest is dropped first. */
+/** Most tenants whose counters are kept; the least recently used is dropped first. */
+export const MAX_METRIC_TENANTS = 1_000
+/** Most runs (tenant and session) whose caches are kept; the oldest is dropped first. */
 export const MAX_CACHED_RUNS = 1_000
 /** Most entries in one run's cache. */
 export const MAX_CACHE_ENTRIES = 1_000
@@ -19,11 +23,16 @@ export const MAX_LOGGED_TURNS = 1_000
 /** Most log lines kept per turn. */
 export const MAX_TURN_LOG_LINES = 200
 
-/** Counters, caches and per-turn logs of one script handler. */
+/** Counters, caches and per-turn logs of one script handler, each kept per tenant. */
 export class ScriptState {
-  readonly metrics = new Map<string, number>()
+  private readonly metricsByTenant = new Map<string, Map<string, number>>()
   private readonly caches = new Map<string, Map<string, Json>>()
   private readonly turnLogs = new Map<string, string[]>()
+
+  /** The counters of a tenant (created when missing, refreshed as most recent). */
+  metrics(tenant: string): Map<string, number> {
+    return recent(this.metricsByTenant, tenant, MAX_METRIC_TENANTS)
+  }
 
   /** Keeps log lines of a turn, for the `turn.end` (agent.response) payload. */
   addTurnLogs(turn: string, lines: readonly string[]): void {
@@ -45,22 +54,27 @@ export class ScriptState {
     return [...(this.turnLogs.get(turn) ?? [])]
   }
 
-  /** The cache of a run (created when missing, refreshed as most recent). */
+  /** The cache of a run, keyed by {@link runKey} (created when missing, refreshed as most recent). */
   cache(run: string): Map<string, Json> {
-    let cache = this.caches.get(run)
-    if (cache) {
-      this.caches.delete(run)
-      this.caches.set(run, cache)
-      return cache
-    }
-    cache = new Map()
-    this.caches.set(run, cache)
-    if (this.caches.size > MAX_CACHED_RUNS) {
-      const oldest = this.caches.keys().next().value
-      if (oldest !== undefined) this.caches.delete(oldest)
-    }
-    return cache
+    return recent(this.caches, run, MAX_CACHED_RUNS)
   }
+}
+
+/** The map under a key, created when missing and moved last; past `max` the oldest goes. */
+function recent<V>(maps: Map<string, Map<string, V>>, key: string, max: number): Map<string, V> {
+  let map = maps.get(key)
+  if (map) {
+    maps.delete(key)
+    maps.set(key, map)
+    return map
+  }
+  map = new Map()
+  maps.set(key, map)
+  if (maps.size > max) {
+    const oldest = maps.keys().next().value
+    if (oldest !== undefined) maps.delete(oldest)
+  }
+  return map
 }
 
 /** The writes of one script run, applied to the state on commit. */
@@ -69,11 +83,20 @@ export class StagedWrites {
   /** Gauges set by this run (absolute values, later increments included). */
   private readonly metricValues = new Map<string, number>()
   private readonly cacheWrites = new Map<string, Json>()
+  /** The tenant's counters. */
+  private readonly metrics: Map<string, number>
 
+  /**
+   * @param tenant the tenant whose counters the run sees ('' for events without one)
+   * @param run the run's cache key, from {@link runKey}
+   */
   constructor(
     private readonly state: ScriptState,
+    tenant: string,
     private readonly run: string,
-  ) {}
+  ) {
+    this.metrics = state.metrics(tenant)
+  }
 
   /** Adds to a counter (staged); returns its new value. */
   incr(name: string, by: number): number {
@@ -85,7 +108,7 @@ export class StagedWrites {
     }
     const delta = (this.metricDeltas.get(name) ?? 0) + by
     this.metricDeltas.set(name, delta)
-    return (this.state.metrics.get(name) ?? 0) + delta
+    return (this.metrics.get(name) ?? 0) + delta
   }
 
   /** Sets a gauge (staged); returns the value. */
@@ -98,10 +121,10 @@ export class StagedWrites {
 
   private checkRoom(name: string, what: string): void {
     if (
-      !this.state.metrics.has(name) &&
+      !this.metrics.has(name) &&
       !this.metricDeltas.has(name) &&
       !this.metricValues.has(name) &&
-      this.state.metrics.size >= MAX_METRICS
+      this.metrics.size >= MAX_METRICS
     ) {
       throw new Error(`${what}: too many metrics (limit ${MAX_METRICS})`)
     }
@@ -111,16 +134,12 @@ export class StagedWrites {
   get(name: string): number {
     const gauge = this.metricValues.get(name)
     if (gauge !== undefined) return gauge
-    return (this.state.metrics.get(name) ?? 0) + (this.metricDeltas.get(name) ?? 0)
+    return (this.metrics.get(name) ?? 0) + (this.metricDeltas.get(name) ?? 0)
   }
 
   /** Every counter as this run sees it, sorted by name. */
   snapshot(): Record<string, number> {
-    const names = new Set([
-      ...this.state.metrics.keys(),
-      ...this.metricDeltas.keys(),
-      ...this.metricValues.keys(),
-    ])
+    const names = new Set([...this.metrics.keys(), ...this.metricDeltas.keys(), ...this.metricValues.keys()])
     const out: Record<string, number> = {}
     for (const name of [...names].sort()) out[name] = this.get(name)
     return out
@@ -152,9 +171,9 @@ export class StagedWrites {
   /** Applies the staged writes. */
   commit(): void {
     for (const [name, delta] of this.metricDeltas) {
-      this.state.metrics.set(name, (this.state.metrics.get(name) ?? 0) + delta)
+      this.metrics.set(name, (this.metrics.get(name) ?? 0) + delta)
     }
-    for (const [name, value] of this.metricValues) this.state.metrics.set(name, value)
+    for (const [name, value] of this.metricValues) this.metrics.set(name, value)
     if (this.cacheWrites.size > 0) {
       const cache = this.state.cache(this.run)
       for (const [key, value] of this.cacheWrites) cache.set(key, value)
@@ -162,9 +181,23 @@ export class StagedWrites {
   }
 }
 
-/** The turn a script run belongs to (session and turn id), for the turn's log lines. */
+/** The tenant of an event as script state keys it ('' when it names none). */
+export function tenantOf(event: CheckedEvent): string {
+  const tenant = event.context.tenantId
+  return typeof tenant === 'string' ? tenant : ''
+}
+
+/** The cache a script run uses: its tenant and agent session (length-prefixed, so no two pairs meet). */
+export function runKey(event: CheckedEvent): string {
+  const tenant = tenantOf(event)
+  const session = event.context.session?.id
+  const id = typeof session === 'string' ? session : ''
+  return `${tenant.length}:${tenant}${id.length}:${id}`
+}
+
+/** The turn a script run belongs to (tenant, session and turn id), for the turn's log lines. */
 export function turnKey(event: CheckedEvent): string {
-  return `${event.context.session?.id ?? ''}\u0000${event.context.turnId ?? ''}`
+  return `${runKey(event)}${event.context.turnId ?? ''}`
 }
 
 /**

@@ -36,7 +36,7 @@ import {
   scriptGlobals,
   verdictOf,
 } from './script-builtins.js'
-import { ScriptState, StagedWrites, turnKey, withTurnLogs } from './script-state.js'
+import { runKey, ScriptState, StagedWrites, tenantOf, turnKey, withTurnLogs } from './script-state.js'
 import { fromPayloadView, payloadView } from './script-view.js'
 
 /** Largest script accepted, in characters. */
@@ -280,12 +280,14 @@ function runScript(
   fetcher: (request: NonNullable<RunState['pending']>, signal: AbortSignal) => Promise<HttpAnswer>,
 ): Verdict | Promise<Verdict> {
   const event = call.event
+  const tenant = tenantOf(event)
+  const cacheKey = runKey(event)
   const turn = turnKey(event)
   const view = withTurnLogs(event, payloadView(event), shared, turn)
   const answers: HttpAnswer[] = []
   const attempt = (): Verdict | Promise<Verdict> => {
     const run: RunState = {
-      staged: new StagedWrites(shared, event.context.session?.id ?? ''),
+      staged: new StagedWrites(shared, tenant, cacheKey),
       logs: [],
       context: event.context,
       answers,

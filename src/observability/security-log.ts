@@ -94,17 +94,21 @@ export function logBreakerTrip(
   hook: HookSpec,
   options: SecurityLogOptions = {},
 ): void {
+  // A global hook tripped by one tenant's traffic is never switched off for the others.
+  const switchedOff =
+    options.disableOnTrip === true && (hook.scope.tenant !== undefined || trip.tenant === '')
   logger.warn(
     {
       event: SECURITY_HOOK_EVENTS.circuitBreaker,
       hook_id: trip.hookId,
+      tenant: trip.tenant,
       hook_event: hook.event,
       failures: trip.failures,
       opened_at: new Date(trip.openedAt).toISOString(),
       last_error: trip.lastError.slice(0, SECURITY_REASON_CHARS),
-      disable_on_trip: options.disableOnTrip === true,
+      disable_on_trip: switchedOff,
     },
-    `hook "${hook.name}" tripped its circuit breaker after ${trip.failures} failures${options.disableOnTrip ? '; it is switched off until hooks.toggle turns it back on' : ''}`,
+    `hook "${hook.name}" tripped its circuit breaker after ${trip.failures} failures${trip.tenant ? ` of tenant "${trip.tenant}"` : ''}${switchedOff ? '; it is switched off until hooks.toggle turns it back on' : trip.tenant && hook.scope.tenant === undefined ? '; it stays on for the other tenants' : ''}`,
   )
 }
 

@@ -245,6 +245,39 @@ const hookMetadata: Migration = {
   },
 }
 
+/**
+ * Circuit breakers per hook and tenant (a global hook's breaker opened by one tenant's
+ * traffic stays closed for the others), and the recent failures of each, counted across
+ * every instance on the database. Breakers open before the upgrade keep tenant ''.
+ */
+const breakerTenants: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('breakers_by_tenant')
+      .addColumn('hook_id', 'text', (c) => c.notNull())
+      .addColumn('tenant', 'text', (c) => c.notNull().defaultTo(''))
+      .addColumn('opened_at', 'bigint', (c) => c.notNull())
+      .addColumn('failures', 'integer', (c) => c.notNull())
+      .addColumn('last_error', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('breakers_by_tenant_pk', ['hook_id', 'tenant'])
+      .execute()
+    await sql`insert into breakers_by_tenant (hook_id, tenant, opened_at, failures, last_error, updated_at)
+      select hook_id, '', opened_at, failures, last_error, updated_at from breakers`.execute(db)
+    await db.schema.dropTable('breakers').execute()
+    await db.schema.alterTable('breakers_by_tenant').renameTo('breakers').execute()
+    await db.schema
+      .createTable('breaker_failures')
+      .addColumn('hook_id', 'text', (c) => c.notNull())
+      .addColumn('tenant', 'text', (c) => c.notNull())
+      .addColumn('times', 'text', (c) => c.notNull())
+      .addColumn('last_error', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('breaker_failures_pk', ['hook_id', 'tenant'])
+      .execute()
+  },
+}
+
 /** The migrations in order; names sort in the order they run. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -253,6 +286,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0003_management': management,
     '0004_acs': acsMigration(),
     '0005_hook_metadata': hookMetadata,
+    '0007_breaker_tenants': breakerTenants,
   }
 }
 

@@ -105,8 +105,20 @@ export interface BudgetsTable {
 
 export interface BreakersTable {
   hook_id: string
+  /** The tenant whose traffic opened it ('' = events without a tenant). */
+  tenant: string
   opened_at: number
   failures: number
+  last_error: string
+  updated_at: number
+}
+
+/** The recent failures of a hook for a tenant, counted across instances until its breaker opens. */
+export interface BreakerFailuresTable {
+  hook_id: string
+  tenant: string
+  /** JSON array of failure times (ms), the latest `failures` at most. */
+  times: string
   last_error: string
   updated_at: number
 }
@@ -156,6 +168,7 @@ export interface Database {
   approvals: ApprovalsTable
   budgets: BudgetsTable
   breakers: BreakersTable
+  breaker_failures: BreakerFailuresTable
   revisions: RevisionsTable
   tokens: TokensTable
   changes: ChangesTable

@@ -8,6 +8,7 @@ import { type Kysely, sql } from 'kysely'
 import { ApprovalsRepo } from './approvals-repo.js'
 import { AuditRepo } from './audit-repo.js'
 import type { AuditRowWriter } from './audit-write.js'
+import { BreakersRepo } from './breakers-repo.js'
 import { announce, HooksRepo } from './hooks-repo.js'
 import { ManagementRepo } from './management-repo.js'
 import type { Database } from './schema.js'
@@ -16,6 +17,7 @@ import type {
   ApprovalResolution,
   ApprovalRow,
   AuditBatch,
+  BreakerFailureInput,
   BreakerRow,
   BudgetRow,
   ChangeKind,
@@ -62,6 +64,7 @@ export class KyselyStore implements Store {
   private readonly audit: AuditRepo
   private readonly approvals: ApprovalsRepo
   private readonly management: ManagementRepo
+  private readonly breakers: BreakersRepo
   private readonly listeners = new Set<(kind: ChangeKind) => void>()
   private feed: Promise<() => Promise<void>> | undefined
   private timer: ReturnType<typeof setInterval> | undefined
@@ -78,6 +81,7 @@ export class KyselyStore implements Store {
     this.hooks = new HooksRepo(db, options.dialect, options.secrets)
     this.audit = new AuditRepo(db, options.dialect, options.writeRows)
     this.approvals = new ApprovalsRepo(db, options.dialect)
+    this.breakers = new BreakersRepo(db, options.dialect)
     this.management = new ManagementRepo(db, options.dialect)
   }
 
@@ -215,39 +219,20 @@ export class KyselyStore implements Store {
     })
   }
 
-  async loadBreakers(): Promise<BreakerRow[]> {
-    const rows = await this.db.selectFrom('breakers').selectAll().orderBy('hook_id').execute()
-    return rows.map((r) => ({
-      hookId: r.hook_id,
-      openedAt: Number(r.opened_at),
-      failures: Number(r.failures),
-      lastError: r.last_error,
-    }))
+  loadBreakers(): Promise<BreakerRow[]> {
+    return this.breakers.load()
   }
 
-  async saveBreaker(row: BreakerRow): Promise<void> {
-    const values = {
-      hook_id: row.hookId,
-      opened_at: row.openedAt,
-      failures: row.failures,
-      last_error: row.lastError.slice(0, 1024),
-      updated_at: Date.now(),
-    }
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('breakers')
-        .values(values)
-        .onConflict((oc) => oc.column('hook_id').doNothing())
-        .execute()
-      await announce(trx, this.dialect, 'breakers')
-    })
+  saveBreaker(row: BreakerRow): Promise<void> {
+    return this.breakers.save(row)
   }
 
-  async deleteBreaker(hookId: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('breakers').where('hook_id', '=', hookId).execute()
-      await announce(trx, this.dialect, 'breakers')
-    })
+  deleteBreaker(hookId: string, tenant?: string): Promise<void> {
+    return this.breakers.delete(hookId, tenant)
+  }
+
+  recordBreakerFailure(failure: BreakerFailureInput): Promise<BreakerRow | undefined> {
+    return this.breakers.recordFailure(failure)
   }
 
   watch(listener: (kind: ChangeKind) => void): () => void {

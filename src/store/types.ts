@@ -278,9 +278,22 @@ export interface DecisionQuery {
 /** An open circuit breaker, as shared between instances. */
 export interface BreakerRow {
   hookId: string
+  /** The tenant whose traffic opened it ('' or omitted = events without a tenant). */
+  tenant?: string
   openedAt: number
   failures: number
   lastError: string
+}
+
+/** One failure of a hook for a tenant, with the breaker's thresholds. */
+export interface BreakerFailureInput {
+  hookId: string
+  tenant: string
+  at: number
+  error: string
+  /** Failures within the window that open the breaker. */
+  failures: number
+  windowMs: number
 }
 
 /** A tenant's use of a budget within one period. */
@@ -365,9 +378,18 @@ export interface Store {
   getBudget(tenant: string, kind: string, period: string): Promise<BudgetRow | undefined>
   setBudgetLimit(tenant: string, kind: string, period: string, limit: number | undefined): Promise<void>
 
+  /** Every open breaker, of every hook and tenant. */
   loadBreakers(): Promise<BreakerRow[]>
+  /** Opens a breaker (kept when already open) and forgets the failures counted toward it. */
   saveBreaker(row: BreakerRow): Promise<void>
-  deleteBreaker(hookId: string): Promise<void>
+  /** Closes a hook's breaker for one tenant, or for every tenant when omitted, with its failures. */
+  deleteBreaker(hookId: string, tenant?: string): Promise<void>
+  /**
+   * Counts a hook's failure for a tenant with those of the window from every instance;
+   * opens the breaker when they reach the threshold.
+   * @returns the breaker when this failure opened it.
+   */
+  recordBreakerFailure(failure: BreakerFailureInput): Promise<BreakerRow | undefined>
 
   /**
    * Calls `listener` when another instance (or this one) changes hooks (or hook overrides),

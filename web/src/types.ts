@@ -37,7 +37,7 @@ export interface Hook {
   readOnly: boolean
   createdAt?: number
   updatedAt?: number
-  breaker?: { open: true; openedAt: number; failures: number; lastError: string }
+  breaker?: { open: true; openedAt: number; failures: number; lastError: string; tenants: string[] }
 }
 
 export interface HookPage {

@@ -66,6 +66,21 @@ const MAX_HANDSHAKES = 10_000
 /** Most per-session keys kept derived (HKDF costs more than the HMAC it keys). */
 const MAX_SESSION_KEYS = 10_000
 
+/**
+ * The tenant a request acts for: the caller's (a token's), else the `tenant_id` it names.
+ * @throws AcsError when a caller pinned to a tenant names another.
+ */
+function tenantOf(params: JsonObject, caller: AcsCaller): string | undefined {
+  const named = typeof params.tenant_id === 'string' ? params.tenant_id : undefined
+  if (caller.tenant !== undefined && named !== undefined && named !== caller.tenant) {
+    throw new AcsError(
+      ACS_ERRORS.sessionRefused,
+      `this caller belongs to tenant "${caller.tenant}"; tenant_id cannot name another tenant`,
+    )
+  }
+  return caller.tenant ?? named
+}
+
 /** Creates the ACS service over an engine. */
 export function createAcsService(options: AcsServiceOptions): AcsService {
   const { engine } = options
@@ -100,16 +115,22 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     }
   }
 
-  function negotiatedFor(request: AcsRequest): Negotiated | undefined {
+  /** The key of a tenant's handshake or deferral count (length-prefixed, so no two meet). */
+  function tenantKey(tenant: string | undefined, key: string): string {
+    const name = tenant ?? ''
+    return `${name.length}:${name}${key}`
+  }
+
+  function negotiatedFor(request: AcsRequest, tenant: string | undefined): Negotiated | undefined {
     return (
-      handshakes.get(`session:${request.sessionId}`) ??
-      handshakes.get(`agent:${request.agentId}`) ??
-      handshakes.get('*')
+      handshakes.get(tenantKey(tenant, `session:${request.sessionId}`)) ??
+      handshakes.get(tenantKey(tenant, `agent:${request.agentId}`)) ??
+      handshakes.get(tenantKey(tenant, '*'))
     )
   }
 
-  function checkNegotiated(request: AcsRequest): void {
-    const negotiated = negotiatedFor(request)
+  function checkNegotiated(request: AcsRequest, tenant: string | undefined): void {
+    const negotiated = negotiatedFor(request, tenant)
     if (!negotiated) {
       if (!settings.requireHandshake) return
       throw new AcsError(
@@ -225,14 +246,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       session: { id: request.sessionId },
       requestId: request.requestId,
     }
-    const named = typeof request.params.tenant_id === 'string' ? request.params.tenant_id : undefined
-    if (caller.tenant !== undefined && named !== undefined && named !== caller.tenant) {
-      throw new AcsError(
-        ACS_ERRORS.sessionRefused,
-        `this caller belongs to tenant "${caller.tenant}"; tenant_id cannot name another tenant`,
-      )
-    }
-    const tenant = caller.tenant ?? named
+    const tenant = tenantOf(request.params, caller)
     if (tenant !== undefined) context.tenantId = tenant
     const metadata = request.params.metadata as JsonObject
     if (typeof metadata.turn_id === 'string') context.turnId = metadata.turn_id
@@ -254,14 +268,15 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
         ? mapping.toPayload(request.payload, decision.payload)
         : undefined
     const deferred = deferReason(decision) !== undefined
-    const used = deferrals.get(request.sessionId) ?? 0
+    const deferralKey = tenantKey(tenant, request.sessionId)
+    const used = deferrals.get(deferralKey) ?? 0
     const result = decisionResult(decision, request.payload, after, {
       evaluatorVersion: version,
       deferTimeoutMs: settings.deferTimeoutMs,
       denyEligible: mapping.denyEligible,
       deferralsExhausted: used >= settings.maxDeferralsPerSession,
     })
-    if (deferred && result.decision === 'defer') remember(deferrals, request.sessionId, used + 1)
+    if (deferred && result.decision === 'defer') remember(deferrals, deferralKey, used + 1)
     const head = request.chainHash === undefined ? undefined : await ledger.head(request.sessionId)
     if (request.chainHash !== undefined && request.chainHash !== head && result.decision !== 'deny') {
       result.decision = 'deny'
@@ -325,13 +340,16 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
         const agentId = typeof meta?.agent_id === 'string' ? meta.agent_id : undefined
         remember(
           handshakes,
-          sessionId ? `session:${sessionId}` : agentId ? `agent:${agentId}` : '*',
+          tenantKey(
+            tenantOf(shell.params, caller),
+            sessionId ? `session:${sessionId}` : agentId ? `agent:${agentId}` : '*',
+          ),
           negotiated,
         )
         return respond({ id: shell.id, ...(sessionId ? { sessionId } : {}) }, hello)
       }
       const request = checkEnvelope(shell)
-      checkNegotiated(request)
+      checkNegotiated(request, tenantOf(request.params, caller))
       checkTimestamp(request)
       const canonicalParams = jcsWithout(request.params, 'signature')
       request.requestHash = sha256Hex(canonicalParams)

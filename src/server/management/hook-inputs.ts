@@ -9,7 +9,7 @@ import { type HookInput, type StoredHook, StoreError } from '../../store/index.j
 import type { PlaneContext } from './context.js'
 import { ApiError } from './protocol.js'
 import type { Principal } from './tokens.js'
-import { fileView, type HookView, isStoredSpec, storedView, visibleTo } from './views.js'
+import { fileView, type HookView, isStoredSpec, storedView, tripsByHook, visibleTo } from './views.js'
 
 export const id = z.string({ error: 'must be a hook id string' }).min(1, 'must not be empty').max(300)
 export const limit = z.number().int().min(1).max(1000).optional()
@@ -77,7 +77,7 @@ export async function find(plane: PlaneContext, principal: Principal, hookId: st
 }
 
 export function viewOf(plane: PlaneContext, found: Found): HookView {
-  const trips = new Map(plane.engine.openBreakers().map((t) => [t.hookId, t]))
+  const trips = tripsByHook(plane.engine.openBreakers())
   return found.kind === 'stored'
     ? storedView(found.hook, trips.get(found.hook.id))
     : fileView(found.spec, trips.get(found.spec.id))
@@ -85,7 +85,7 @@ export function viewOf(plane: PlaneContext, found: Found): HookView {
 
 /** Every hook the principal may see: stored ones and those from files. */
 export async function allViews(plane: PlaneContext, principal: Principal): Promise<HookView[]> {
-  const trips = new Map(plane.engine.openBreakers().map((t) => [t.hookId, t]))
+  const trips = tripsByHook(plane.engine.openBreakers())
   const stored = await plane.store.listHooks()
   const views = stored
     .filter((h) => visibleTo(principal, h.tenant))

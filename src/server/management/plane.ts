@@ -185,7 +185,7 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
           return undefined
         },
         breakerTripped(trip, hook) {
-          hub.publish('breaker.tripped', hook.scope.tenant ?? '', { ...trip, hook: hook.name })
+          hub.publish('breaker.tripped', trip.tenant, { ...trip, hook: hook.name })
           return inner.breakerTripped?.(trip, hook)
         },
       }

@@ -54,21 +54,43 @@ export interface HookView {
   readOnly: boolean
   createdAt?: number
   updatedAt?: number
-  breaker?: { open: true; openedAt: number; failures: number; lastError: string }
+  /**
+   * The open circuit breaker: the latest trip, and every tenant it is open for ('' = events
+   * without a tenant). A global hook's breaker opens per tenant.
+   */
+  breaker?: { open: true; openedAt: number; failures: number; lastError: string; tenants: string[] }
+}
+
+/** Open trips grouped by hook id. */
+export function tripsByHook(trips: readonly BreakerTrip[]): Map<string, BreakerTrip[]> {
+  const out = new Map<string, BreakerTrip[]>()
+  for (const trip of trips) {
+    const list = out.get(trip.hookId)
+    if (list) list.push(trip)
+    else out.set(trip.hookId, [trip])
+  }
+  return out
 }
 
 function scopeKind(tenant: string | undefined, agents: readonly string[]): HookView['scope'] {
   return agents.length > 0 ? 'agent' : tenant ? 'tenant' : 'global'
 }
 
-function withBreaker(view: HookView, trip: BreakerTrip | undefined): HookView {
-  if (trip)
-    view.breaker = { open: true, openedAt: trip.openedAt, failures: trip.failures, lastError: trip.lastError }
+function withBreaker(view: HookView, trips: readonly BreakerTrip[] | undefined): HookView {
+  if (!trips || trips.length === 0) return view
+  const latest = trips.reduce((a, b) => (b.openedAt > a.openedAt ? b : a))
+  view.breaker = {
+    open: true,
+    openedAt: latest.openedAt,
+    failures: latest.failures,
+    lastError: latest.lastError,
+    tenants: trips.map((t) => t.tenant).sort(),
+  }
   return view
 }
 
 /** A stored hook as the API shows it. */
-export function storedView(hook: StoredHook, trip?: BreakerTrip): HookView {
+export function storedView(hook: StoredHook, trips?: readonly BreakerTrip[]): HookView {
   const view: HookView = {
     id: hook.id,
     name: hook.name,
@@ -92,11 +114,11 @@ export function storedView(hook: StoredHook, trip?: BreakerTrip): HookView {
   if (hook.matcher !== undefined) view.matcher = hook.matcher
   if (hook.if !== undefined) view.if = hook.if
   if (hook.policy) view.policy = hook.policy
-  return withBreaker(view, trip)
+  return withBreaker(view, trips)
 }
 
 /** A hook from a file or the config as the API shows it. */
-export function fileView(spec: HookSpec, trip?: BreakerTrip): HookView {
+export function fileView(spec: HookSpec, trips?: readonly BreakerTrip[]): HookView {
   const agents = spec.scope.agents ?? []
   const handler = { ...spec.handler }
   delete (handler as { baseDir?: unknown }).baseDir
@@ -122,7 +144,7 @@ export function fileView(spec: HookSpec, trip?: BreakerTrip): HookView {
   if (spec.matcher !== undefined) view.matcher = spec.matcher
   if (spec.if !== undefined) view.if = spec.if
   if (spec.policy) view.policy = spec.policy
-  return withBreaker(view, trip)
+  return withBreaker(view, trips)
 }
 
 /** True when a hook spec came from the database rather than a file or the config. */
