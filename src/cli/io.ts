@@ -12,6 +12,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv
   /** Whether stdout is a terminal (colour, progress); false or absent when piped. */
   isTTY?: boolean
+  /** Whether stdin is a terminal (nothing to read unless typed); false or absent when piped. */
+  stdinIsTTY?: boolean
   /** The terminal's width in columns, when it is one. */
   columns?: number
 }
@@ -29,6 +31,7 @@ export function processIo(): CliIo {
     cwd: process.cwd(),
     env: process.env,
     isTTY: process.stdout.isTTY === true,
+    stdinIsTTY: process.stdin.isTTY === true,
     ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
   }
 }

@@ -235,6 +235,7 @@ function* chainSteps(
     trace.durationMs = microseconds(lastEnd - hookStart)
     trace.outcome = verdict.type
     if (verdict.reason !== undefined) trace.reason = verdict.reason
+    if (verdict.explicitAllow === true) trace.explicitAllow = true
     result.trace.push(trace)
     if (verdict.additionalContext) result.additionalContext.push(...verdict.additionalContext)
     if (hook.policy && verdict.type !== 'abstain') result.policies.push(hook.policy)

@@ -165,6 +165,11 @@ export function parseHookOutput(
     return { verdict: { type: 'ask', reason: reason ?? 'the hook asks for approval', ...extra } }
   if (kind === 'defer') return { verdict: { type: 'abstain', ...extra } }
 
+  // Claude Code's own words for "skip the user's prompt"; GoClaw's `decision: "allow"` is not.
+  const granted =
+    (kind === 'allow' && specific?.permissionDecision === 'allow') || kind === 'approve'
+      ? { explicitAllow: true }
+      : {}
   const updatedInput = specific?.updatedInput ?? output.updatedInput
   const updatedOutput =
     specific?.updatedToolOutput ?? output.updatedToolOutput ?? specific?.updatedMCPToolOutput
@@ -182,9 +187,10 @@ export function parseHookOutput(
       payload = withToolInput(event.payload, loomOutput as JsonObject)
     else if (obj(loomOutput)) payload = loomOutput as JsonObject
   }
-  if (payload) return { verdict: { type: 'modify', payload, ...(reason ? { reason } : {}), ...extra } }
+  if (payload)
+    return { verdict: { type: 'modify', payload, ...(reason ? { reason } : {}), ...extra, ...granted } }
   if (kind === 'modify') return { error: 'decision "modify" needs updatedInput, updatedToolOutput or output' }
-  return { verdict: { type: 'allow', ...(reason ? { reason } : {}), ...extra } }
+  return { verdict: { type: 'allow', ...(reason ? { reason } : {}), ...extra, ...granted } }
 }
 
 /** The first candidate that is a non-empty string. */

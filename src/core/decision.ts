@@ -15,6 +15,12 @@ interface VerdictBase {
   reason?: string
   additionalContext?: string[]
   reasonCode?: string[]
+  /**
+   * True when the hook said allow in Claude Code's own words (`permissionDecision: "allow"`,
+   * or the older `decision: "approve"`): it grants what Claude Code would otherwise ask its
+   * user. A plain allow means only "no objection".
+   */
+  explicitAllow?: boolean
 }
 
 /** What one hook answers. `abstain` is "no opinion" (Claude Code `defer`). */
@@ -84,6 +90,8 @@ export interface HookTrace {
   logs?: string[]
   /** Matcher and `if` results and what the handler reported, when known. */
   meta?: HookMeta
+  /** The hook's allow or modify came with Claude Code's `permissionDecision: "allow"`. */
+  explicitAllow?: true
 }
 
 /** The engine's answer for one event. */
@@ -179,6 +187,7 @@ export function normalizeVerdict(answer: unknown, payload: JsonObject): Normaliz
     }
     base.reasonCode = raw.reasonCode
   }
+  if (raw.explicitAllow === true && (kind === 'allow' || kind === 'modify')) base.explicitAllow = true
   switch (kind) {
     case 'allow':
     case 'approve':

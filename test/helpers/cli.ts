@@ -46,3 +46,27 @@ export function runCli(
     child.stdin.end(options.stdin ?? '')
   })
 }
+
+/**
+ * Runs `warden ARGS` in this process (no child, no module loading per run) with optional
+ * stdin; returns exit code and output as {@link runCli} does.
+ */
+export async function runCliInProcess(
+  args: string[],
+  options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliRun> {
+  const { main } = await import('../../src/cli/index.js')
+  const run: CliRun = { code: null, stdout: '', stderr: '' }
+  run.code = await main(args, {
+    stdout: (text) => {
+      run.stdout += text
+    },
+    stderr: (text) => {
+      run.stderr += text
+    },
+    readStdin: async () => options.stdin ?? '',
+    cwd: options.cwd ?? ROOT,
+    env: options.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  })
+  return run
+}
