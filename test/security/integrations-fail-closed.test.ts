@@ -9,7 +9,12 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { createOpenAI } from '@ai-sdk/openai'
+import { streamText, wrapLanguageModel } from 'ai'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { type AiSdkAdapterOptions, wardenMiddleware } from '../../src/adapters/ai-sdk/index.js'
+import { createEngine, type HookCall, type HookDefinition } from '../../src/index.js'
+import { type OpenAiServer, startOpenAiServer } from '../adapters/servers/openai.js'
 import { freePort } from '../gateway/helpers.js'
 import { cliArgs, ROOT, runCli } from '../helpers/cli.js'
 
@@ -170,4 +175,66 @@ describe("warden a2a: a hook's ask", () => {
     expect(answer.error?.message).toContain('no approver can resolve asks here: the store is in memory')
     await gateway.stop()
   }, 60_000)
+})
+
+describe("AI SDK streamText: a hook's rewrite of the answer", () => {
+  let server: OpenAiServer | undefined
+  afterEach(async () => {
+    await server?.close()
+    server = undefined
+  })
+
+  const redacting = (pattern: RegExp): HookDefinition => ({
+    name: 'redact',
+    event: 'agent.response',
+    handler: {
+      type: 'fn',
+      fn: ({ event }: HookCall) => {
+        const text = String((event.payload.message as { text: string }).text)
+        if (!pattern.test(text)) return undefined
+        return {
+          type: 'modify',
+          reason: 'redacted a secret',
+          payload: { message: { role: 'agent', text: text.replace(pattern, '[REDACTED]') } },
+        }
+      },
+    },
+  })
+
+  async function stream(answer: string, hook: HookDefinition, options: AiSdkAdapterOptions = {}) {
+    server = await startOpenAiServer([{ text: answer }])
+    const model = createOpenAI({ baseURL: server.url, apiKey: 'sk-test' }).chat('gpt-test')
+    const engine = createEngine({ hooks: [hook] })
+    const errors: unknown[] = []
+    const result = streamText({
+      model: wrapLanguageModel({ model, middleware: wardenMiddleware(engine, options) }),
+      prompt: 'key?',
+      onError: ({ error }) => {
+        errors.push(error)
+      },
+    })
+    let text = ''
+    for await (const delta of result.textStream) text += delta
+    return { text, errors }
+  }
+
+  it('is what the consumer of the stream reads, never the original', async () => {
+    const { text, errors } = await stream(
+      'Sure, the key is sk-live-123456 and more text follows here.',
+      redacting(/sk-live-\d+/g),
+      { checkEveryChars: 8 },
+    )
+    expect(errors).toEqual([])
+    expect(text).toBe('Sure, the key is [REDACTED] and more text follows here.')
+  })
+
+  it('ends the stream with the cause when the rewrite touches text already released', async () => {
+    const answer = 'Here it is: my pass word is written down.'
+    const cut = await stream(answer, redacting(/pass word/g), { checkEveryChars: 1, holdBackChars: 0 })
+    expect(cut.text).not.toContain('pass word')
+    expect(String(cut.errors[0])).toContain('already streamed')
+    const held = await stream(answer, redacting(/pass word/g), { checkEveryChars: 1 })
+    expect(held.errors).toEqual([])
+    expect(held.text).toBe('Here it is: my [REDACTED] is written down.')
+  })
 })

@@ -1,9 +1,11 @@
 // Warden inside the Vercel AI SDK (`ai`): a language-model middleware for
 // `wrapLanguageModel` that checks the prompt (`user.message`, `model.pre`) and what the
 // model generates (`agent.response`, `tool.pre` on tool calls, `model.post` for audit),
-// streamed output included — text is held until checked, and a deny cuts the stream with
-// an error part — and `guardTools(tools)`, which runs `tool.pre` / `tool.post` around each
-// tool's `execute`.
+// streamed output included — text is held until checked (its last `holdBackChars` held
+// longer, so a pattern that may still match is not released), a deny cuts the stream with
+// an error part, a modify's rewrite is what the caller reads (or, when the part it changes
+// was already released, the stream ends with the cause) — and `guardTools(tools)`, which
+// runs `tool.pre` / `tool.post` around each tool's `execute`.
 
 import type { LanguageModelMiddleware, ToolSet } from 'ai'
 import type { Decision, EventContext, JsonObject } from '../../core/index.js'
@@ -26,6 +28,12 @@ export interface AiSdkAdapterOptions extends BackendOptions {
   checkToolCalls?: boolean
   /** Streamed text is checked (and released) every this many characters, and at each text end. Default 200. */
   checkEveryChars?: number
+  /**
+   * The last this many characters of streamed text stay held after a check until the next
+   * one (or the text end), so a secret cut across a check is seen whole before any of it
+   * is released. Default 64.
+   */
+  holdBackChars?: number
 }
 
 type Params = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0]['params']
@@ -43,6 +51,7 @@ export function wardenMiddleware(
   const send = toSend(source, options)
   const context = options.context ?? {}
   const every = Math.max(1, options.checkEveryChars ?? 200)
+  const holdBack = Math.max(0, options.holdBackChars ?? 64)
 
   // Fail-closed as toBackend's backend is: a throw, a rejection or a non-decision is a deny.
   const dispatch = async (event: string, payload: JsonObject): Promise<Decision> => {
@@ -140,7 +149,7 @@ export function wardenMiddleware(
 
     async wrapStream({ doStream }) {
       const { stream, ...rest } = await doStream()
-      return { ...rest, stream: guardStream(stream, dispatch, checkToolCall, every) }
+      return { ...rest, stream: guardStream(stream, dispatch, checkToolCall, every, holdBack) }
     },
   }
 }
@@ -150,21 +159,38 @@ type CheckToolCall = (
   part: Extract<Content, { type: 'tool-call' }>,
 ) => Promise<{ denied?: Decision; input?: string }>
 
+/** One streamed text: all of it so far, the deltas not yet released, and what was released. */
+interface StreamedText {
+  text: string
+  /** Characters checked by the last check. */
+  checked: number
+  /** Characters of `text` already put out. */
+  released: number
+  held: Extract<StreamPart, { type: 'text-delta' }>[]
+  /** A check rewrote it: everything is held until the check of the whole text. */
+  rewriting: boolean
+}
+
 /**
  * The model's stream as the caller reads it: text held until checked (`agent.response`
- * every `every` characters and at each text end), tool calls checked (`tool.pre`), and
- * `model.post` reported at the finish; a deny puts an error part out and ends the stream,
- * cancelling the model's. A pulled stream rather than a `TransformStream`: piping through
- * one costs several times the SDK's own work per part, and most parts need no answer.
+ * every `every` characters, the last `holdBack` of them held until the next check, and
+ * the whole text at its end), tool calls checked (`tool.pre`), and `model.post` reported
+ * at the finish. A deny puts an error part out and ends the stream, cancelling the
+ * model's. A modify of the text is applied: the rest of the text is held until the whole
+ * of it is checked, and the rewritten text goes out in place of what was held; when the
+ * rewrite changes what was already released, the stream ends with that cause instead.
+ * A pulled stream rather than a `TransformStream`: piping through one costs several
+ * times the SDK's own work per part, and most parts need no answer.
  */
 function guardStream(
   stream: ReadableStream<StreamPart>,
   dispatch: Dispatch,
   checkToolCall: CheckToolCall,
   every: number,
+  holdBack: number,
 ): ReadableStream<StreamPart> {
   const reader = stream.getReader()
-  const texts = new Map<string, { text: string; checked: number; held: StreamPart[] }>()
+  const texts = new Map<string, StreamedText>()
   const emitted: JsonObject[] = []
   let out: ReadableStreamDefaultController<StreamPart> | undefined
   /** Closed, cancelled or stopped by Warden: nothing more goes out. */
@@ -183,19 +209,58 @@ function guardStream(
     out?.close()
     reader.cancel(error).catch(() => undefined)
   }
+  /** Puts out the held deltas that end at or before `upTo` characters. */
+  const release = (entry: StreamedText, upTo: number) => {
+    let end = entry.released
+    let count = 0
+    for (const part of entry.held) {
+      if (end + part.delta.length > upTo) break
+      end += part.delta.length
+      count++
+    }
+    const ready = entry.held.splice(0, count)
+    entry.released = end
+    for (const part of ready) emit(part)
+  }
+  /** A check while the text streams: releases what it allowed, but the held-back tail. */
   const checkText = async (id: string): Promise<void> => {
     const entry = texts.get(id)
     if (!entry) return
-    const decision = await dispatch('agent.response', { message: { role: 'agent', text: entry.text } })
+    const text = entry.text
+    const decision = await dispatch('agent.response', { message: { role: 'agent', text } })
     if (decision.decision === 'deny') return stop(new WardenDeniedError(decision, 'the answer'))
-    entry.checked = entry.text.length
-    for (const held of entry.held) emit(held)
-    entry.held = []
+    entry.checked = text.length
+    const rewritten = modifiedText(decision)
+    if (rewritten !== undefined && rewritten !== text) {
+      entry.rewriting = true
+      return
+    }
+    release(entry, text.length - holdBack)
   }
+  /** The check of the whole text at its end: the rewrite, if any, is what goes out. */
   const endText = async (part: Extract<StreamPart, { type: 'text-end' }>): Promise<void> => {
-    await checkText(part.id)
+    const entry = texts.get(part.id)
+    let final = entry?.text ?? ''
+    if (entry) {
+      const decision = await dispatch('agent.response', { message: { role: 'agent', text: entry.text } })
+      if (decision.decision === 'deny') return stop(new WardenDeniedError(decision, 'the answer'))
+      const rewritten = modifiedText(decision)
+      if (rewritten === undefined || rewritten === entry.text) {
+        release(entry, entry.text.length)
+      } else {
+        const sent = entry.text.slice(0, entry.released)
+        if (!rewritten.startsWith(sent)) {
+          const reason = `a hook rewrote part of the answer that was already streamed, so the rewrite cannot be applied (${decision.reason}); raise holdBackChars or checkEveryChars`
+          return stop(new WardenDeniedError({ ...decision, decision: 'deny', reason }, 'the answer'))
+        }
+        entry.held = []
+        const rest = rewritten.slice(sent.length)
+        if (rest) emit({ type: 'text-delta', id: part.id, delta: rest })
+        final = rewritten
+      }
+    }
     if (ended) return
-    emitted.push({ type: 'text', text: texts.get(part.id)?.text ?? '' })
+    emitted.push({ type: 'text', text: final })
     emit(part)
   }
   const checkCall = async (part: Extract<StreamPart, { type: 'tool-call' }>): Promise<void> => {
@@ -211,11 +276,12 @@ function guardStream(
       case 'text-delta': {
         let entry = texts.get(part.id)
         if (!entry) {
-          entry = { text: '', checked: 0, held: [] }
+          entry = { text: '', checked: 0, released: 0, held: [], rewriting: false }
           texts.set(part.id, entry)
         }
         entry.text += part.delta
         entry.held.push(part)
+        if (entry.rewriting) return undefined
         return entry.text.length - entry.checked >= every ? checkText(part.id) : undefined
       }
       case 'text-end':
