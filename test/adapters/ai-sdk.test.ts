@@ -182,7 +182,10 @@ describe('AI SDK adapter: middleware', () => {
     })
     const errors: unknown[] = []
     const result = streamText({
-      model: wrapLanguageModel({ model: m, middleware: wardenMiddleware(engine, { checkEveryChars: 10, holdBackChars: 0 }) }),
+      model: wrapLanguageModel({
+        model: m,
+        middleware: wardenMiddleware(engine, { checkEveryChars: 10, holdBackChars: 0 }),
+      }),
       prompt: 'key?',
       onError: ({ error }) => {
         errors.push(error)

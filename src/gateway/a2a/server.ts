@@ -94,7 +94,9 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
     if (status >= 500) log(`${request.method} ${request.url}: ${errorMessage(error)}`)
     // The client is still sending: read its upload (bounded) so it sees this answer.
     if (status === 413) await discardBody(request.raw, discardBound(limits.maxBodyBytes))
-    return reply.code(status).send({ jsonrpc: '2.0', id: null, error: { code: RPC_INVALID_REQUEST, message } })
+    return reply
+      .code(status)
+      .send({ jsonrpc: '2.0', id: null, error: { code: RPC_INVALID_REQUEST, message } })
   })
   app.get('/healthz', async () => ({ status: 'ok' }))
   if (options.metrics) {
