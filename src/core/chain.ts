@@ -5,6 +5,7 @@
 // denials toward the circuit breaker (GoClaw's breaker).
 
 import type { BreakerState, BreakerTrip } from './breaker.js'
+import { ConditionLimitError } from './cel.js'
 import type { HookMeta, HookTrace, PolicyRef, Verdict } from './decision.js'
 import { errorMessage, WardenError } from './errors.js'
 import { type CheckedEvent, checkEventShape, type JsonObject } from './events.js'
@@ -204,7 +205,7 @@ function* chainSteps(
     } else if (entry.condition) {
       vars ??= conditionVars(current)
       try {
-        if (!entry.condition(vars)) {
+        if (!entry.condition(vars, conditionDeadline(hook, hookStart, started, env))) {
           trace.skipped = 'if'
           trace.meta = trace.meta ? META.matchedIfFalse : META.ifFalse
           result.trace.push(trace)
@@ -214,8 +215,14 @@ function* chainSteps(
         trace.meta = trace.meta ? META.matchedIfTrue : META.ifTrue
       } catch (error) {
         const message = `its if expression failed: ${errorMessage(error).split('\n')[0]}`
-        verdict = failureVerdict(hook, hook.onError, message)
-        trace.error = { kind: 'error', message }
+        if (error instanceof ConditionLimitError) {
+          verdict = failureVerdict(hook, hook.onTimeout, message)
+          trace.error = { kind: 'timeout', message }
+          countFailure(hook, tenant, message, env)
+        } else {
+          verdict = failureVerdict(hook, hook.onError, message)
+          trace.error = { kind: 'error', message }
+        }
       }
     }
     if (!verdict && entry.turnCap) {
@@ -272,6 +279,11 @@ function* chainSteps(
     }
   }
   return result
+}
+
+/** When a hook's `if` must have finished: its timeout, or the end of the chain budget. */
+function conditionDeadline(hook: HookSpec, hookStart: number, chainStart: number, env: ChainEnv): number {
+  return Math.min(hookStart + hook.timeoutMs, chainStart + env.budgetMs)
 }
 
 /** Runs one hook within what is left of the budget; synchronous handlers stay synchronous. */

@@ -15,6 +15,7 @@ export {
   resolveEventName,
   suggestEventNames,
 } from './catalog.js'
+export { CEL_COST_LIMIT, ConditionLimitError } from './cel.js'
 export type { RegisteredHook } from './chain.js'
 export * from './claude.js'
 export type {

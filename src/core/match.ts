@@ -1,9 +1,10 @@
 // Matching a hook to an event: the `matcher` regex on the tool name (RE2 semantics, linear
 // time, so a user-written `(a+)+$` cannot hang the process), the CEL `if` expression
-// compiled once at registration, and the tenant/agent scope.
+// compiled once at registration (bounded in cost and time, see cel.ts), and the
+// tenant/agent scope.
 
-import { parse as parseCel } from '@marcbachmann/cel-js'
 import { RE2JS } from 're2js'
+import { compileCel } from './cel.js'
 import { errorMessage, WardenError } from './errors.js'
 import type { CheckedEvent, JsonObject } from './events.js'
 import type { HookScope } from './hook.js'
@@ -54,8 +55,11 @@ function exactNames(pattern: string): Set<string> | undefined {
   return new Set(unwrapped.split('|'))
 }
 
-/** Evaluates a compiled `if` expression over an event. */
-export type Condition = (vars: ConditionVars) => boolean
+/**
+ * Evaluates a compiled `if` expression over an event, stopping with a
+ * `ConditionLimitError` past its cost limit or `deadline` (a `performance.now()` time).
+ */
+export type Condition = (vars: ConditionVars, deadline?: number) => boolean
 
 /** The variables an `if` expression sees. */
 export interface ConditionVars {
@@ -72,21 +76,14 @@ export interface ConditionVars {
 }
 
 /**
- * Compiles a CEL expression once.
- * @throws WardenError `invalid-expression` with the position of the problem.
+ * Compiles and type-checks a CEL expression once; `matches()` patterns written as literals
+ * are compiled as RE2 here.
+ * @throws WardenError `invalid-expression` or `invalid-regex`, naming the `if` field.
  */
 export function compileCondition(source: string): Condition {
-  let evaluate: (vars: ConditionVars) => unknown
-  try {
-    evaluate = parseCel(source) as unknown as (vars: ConditionVars) => unknown
-  } catch (error) {
-    throw new WardenError(
-      'invalid-expression',
-      `if ${JSON.stringify(source)} is not valid CEL: ${errorMessage(error)}`,
-    )
-  }
-  return (vars) => {
-    const result = evaluate(vars)
+  const evaluate = compileCel(source, 'if')
+  return (vars, deadline) => {
+    const result = evaluate(vars, deadline)
     if (typeof result !== 'boolean') {
       throw new Error(
         `the if expression must give true or false, it gave ${typeof result === 'bigint' ? 'an int' : typeof result}`,

@@ -10,5 +10,5 @@ export {
   type StarlarkFrame,
   syntaxError,
 } from './errors.js'
-export { DEFAULT_LIMITS, type Limits, resolveLimits, Thread } from './limits.js'
+export { DEFAULT_LIMITS, ITEM_WORK, type Limits, resolveLimits, Thread, WORK_PER_STEP } from './limits.js'
 export type { Pos } from './pos.js'

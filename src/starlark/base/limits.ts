@@ -44,6 +44,27 @@ export function resolveLimits(limits?: Partial<Limits>): Limits {
 }
 
 const WALL_CHECK_INTERVAL = 256
+/**
+ * Units of work (characters, or list elements weighted by {@link ITEM_WORK}) that count as
+ * one step: a builtin or operator that handles a large value is charged before it runs, so
+ * the step and wall-time checks see the work a single call does, not just the call.
+ */
+export const WORK_PER_STEP = 1024
+/** Work units charged per element of a list, tuple or dict. */
+export const ITEM_WORK = 8
+/** Calls on at least this much work are timed, and refused when they would pass the deadline. */
+export const TIMED_WORK = 64 * 1024
+/** Assumed cost of a unit of work, in milliseconds, until a call of that kind has been timed. */
+const DEFAULT_MS_PER_UNIT = 50e-6
+/**
+ * Milliseconds per unit of work measured for each kind of call (by name), averaged over the
+ * recent timed calls of every execution: only a pace, no value of any program.
+ */
+const paces = new Map<string, number>()
+/** How much slower than its measured pace a call is assumed it may run. */
+const PACE_MARGIN = 1.25
+/** Most kinds of call whose pace is kept. */
+const MAX_PACES = 256
 // The clock starts at this step, so that short calls never read it.
 const FIRST_CHECK = 32
 
@@ -64,6 +85,8 @@ export class Thread {
   nextCheck: number
   /** Wall-clock deadline; set at the first checkpoint so that short calls never read the clock. */
   private deadline = 0
+  /** Work charged that has not yet made a whole step. */
+  private work = 0
 
   constructor(limits: Limits, print?: (message: string) => void, hostData?: unknown) {
     this.limits = limits
@@ -75,6 +98,52 @@ export class Thread {
   /** Counts one step; cheap enough to call on every loop iteration. */
   step(): void {
     if (++this.steps >= this.nextCheck) this.checkpoint()
+  }
+
+  /**
+   * Charges `units` of work (see {@link WORK_PER_STEP}) before a builtin or operator does it,
+   * so a limit is hit before the work, not only at the next loop iteration.
+   */
+  charge(units: number): void {
+    const work = this.work + units
+    if (work < WORK_PER_STEP) {
+      this.work = work
+      return
+    }
+    const steps = Math.floor(work / WORK_PER_STEP)
+    this.work = work - steps * WORK_PER_STEP
+    this.steps += steps
+    if (this.steps >= this.nextCheck) this.checkpoint()
+  }
+
+  /**
+   * Before a call that works on `units` (a builtin, a method): from {@link TIMED_WORK} up,
+   * refuses it when, at the pace measured for calls named `name`, it would end past
+   * the wall-time deadline, so that one large call cannot overrun the limit.
+   * @returns the start time to pass to {@link endWork}, or 0 when the call is not timed.
+   */
+  beginWork(name: string, units: number): number {
+    if (units < TIMED_WORK || this.limits.maxWallTimeMs <= 0) return 0
+    const now = performance.now()
+    if (this.deadline === 0) this.deadline = Date.now() + this.limits.maxWallTimeMs
+    const expected = units * (paces.get(name) ?? DEFAULT_MS_PER_UNIT) * PACE_MARGIN
+    const left = this.deadline - Date.now()
+    if (expected > left) {
+      throw limitError(
+        `wall time limit exceeded (limit maxWallTimeMs = ${this.limits.maxWallTimeMs} ms): ${name} on ${units} characters or elements would take about ${Math.ceil(expected)} ms, ${Math.max(0, Math.floor(left))} ms are left`,
+      )
+    }
+    return now
+  }
+
+  /** After a call {@link beginWork} timed: records its pace for the next call of that kind. */
+  endWork(name: string, units: number, started: number): void {
+    if (started === 0) return
+    const pace = (performance.now() - started) / units
+    const known = paces.get(name)
+    if (known === undefined && paces.size >= MAX_PACES) paces.clear()
+    // A slower call counts at once (the machine got busier); a faster one only halfway.
+    paces.set(name, known === undefined ? pace : Math.max(pace, (known + pace) / 2))
   }
 
   /** Runs every few hundred steps: enforces the step and wall-time limits. */

@@ -12,6 +12,8 @@ import {
   StarList,
   typeName,
   type Value,
+  workOf,
+  workOfArgs,
 } from '../values/index.js'
 import { DICT_METHODS, LIST_METHODS, type Method } from './collection-methods.js'
 import { STRING_METHODS } from './string-methods.js'
@@ -45,7 +47,23 @@ export function callMethod(
   const method = methodTable(receiver)?.get(name)
   if (method === undefined) return noAttribute(receiver, name)
   if (++thread.steps >= thread.nextCheck) thread.checkpoint()
-  return (method as Method<Value>)(receiver, args, kwargs, thread)
+  const work = receiverWork(receiver, name) + workOfArgs(args)
+  thread.charge(work)
+  const started = thread.beginWork(name, work)
+  const result = (method as Method<Value>)(receiver, args, kwargs, thread)
+  thread.endWork(name, work, started)
+  thread.charge(workOf(result))
+  return result
+}
+
+/** List methods that take constant time, whatever the list's length. */
+const CONSTANT_TIME_LIST_METHODS = new Set(['append', 'pop', 'clear'])
+
+/** The work a method does on its receiver: every string method reads it; most list methods too. */
+function receiverWork(receiver: Value, name: string): number {
+  if (typeof receiver === 'string') return receiver.length
+  if (receiver instanceof StarList && !CONSTANT_TIME_LIST_METHODS.has(name)) return workOf(receiver)
+  return 0
 }
 
 /** `x.name` as a value (a bound method or a module member); undefined when absent. */
@@ -53,9 +71,14 @@ export function findAttribute(receiver: Value, name: string): Value | undefined 
   if (receiver instanceof HostModule) return receiver.members.get(name)
   const method = methodTable(receiver)?.get(name) as Method<Value> | undefined
   if (method === undefined) return undefined
-  return new Builtin(`${typeName(receiver)}.${name}`, (args, kwargs, thread) =>
-    method(receiver, args, kwargs, thread),
-  )
+  return new Builtin(`${typeName(receiver)}.${name}`, (args, kwargs, thread) => {
+    const work = receiverWork(receiver, name)
+    thread.charge(work)
+    const started = thread.beginWork(name, work)
+    const result = method(receiver, args, kwargs, thread)
+    thread.endWork(name, work, started)
+    return result
+  })
 }
 
 /** `x.name`; throws when there is no such attribute. */

@@ -20,7 +20,7 @@ import {
   unary,
 } from '../ops/index.js'
 import type { BinaryExpr, Expr } from '../parser/index.js'
-import { type Frame, StarDict, StarList, StarTuple, truth, type Value } from '../values/index.js'
+import { type Frame, StarDict, StarList, StarTuple, truth, type Value, workOf } from '../values/index.js'
 import { compileCall } from './calls.js'
 import { compileComprehension } from './comprehension.js'
 import type { Eval, ExprCompiler } from './context.js'
@@ -133,7 +133,9 @@ export function compileExpr(c: ExprCompiler, node: Expr): Eval {
         const b = stop(fr)
         const s = step(fr)
         try {
-          return getSlice(o, a, b, s)
+          const sliced = getSlice(o, a, b, s)
+          fr.t.charge(workOf(sliced))
+          return sliced
         } catch (error) {
           throw c.locate(error, node)
         }
@@ -246,6 +248,7 @@ function compileBinary(c: ExprCompiler, node: BinaryExpr): Eval {
         const a = left(fr)
         const b = right(fr)
         if (a === b) return true
+        fr.t.charge(workOf(a))
         try {
           return equals(a, b)
         } catch (error) {
@@ -257,6 +260,7 @@ function compileBinary(c: ExprCompiler, node: BinaryExpr): Eval {
         const a = left(fr)
         const b = right(fr)
         if (a === b) return false
+        fr.t.charge(workOf(a))
         try {
           return !equals(a, b)
         } catch (error) {
@@ -279,6 +283,7 @@ function compileBinary(c: ExprCompiler, node: BinaryExpr): Eval {
       return (fr) => {
         const a = left(fr)
         const b = right(fr)
+        fr.t.charge(workOf(a))
         try {
           return test(compare(a, b, op))
         } catch (error) {
@@ -292,6 +297,7 @@ function compileBinary(c: ExprCompiler, node: BinaryExpr): Eval {
       return (fr) => {
         const a = left(fr)
         const b = right(fr)
+        fr.t.charge(workOf(b))
         if (typeof b === 'string' && typeof a === 'string') return b.includes(a) !== negate
         try {
           return contains(b, a) !== negate

@@ -2,7 +2,7 @@
 // from number to bigint on overflow, Python-style floored division and modulo, int/float
 // mixing, and string/list/tuple concatenation and repetition with size limits.
 
-import { limitError, runtimeError, type Thread } from '../base/index.js'
+import { ITEM_WORK, limitError, runtimeError, type Thread } from '../base/index.js'
 import {
   Float,
   isInt,
@@ -48,6 +48,7 @@ export function add(a: Value, b: Value, thread: Thread): Value {
   }
   if (typeof a === 'string' && typeof b === 'string') {
     thread.checkString(a.length + b.length)
+    thread.charge(a.length + b.length)
     return a + b
   }
   if (isInt(a) && isInt(b)) {
@@ -58,10 +59,12 @@ export function add(a: Value, b: Value, thread: Thread): Value {
   if (isNumeric(a) && isNumeric(b)) return new Float(toFloat(a) + toFloat(b))
   if (a instanceof StarList && b instanceof StarList) {
     thread.checkCollection(a.items.length + b.items.length)
+    thread.charge((a.items.length + b.items.length) * ITEM_WORK)
     return new StarList(a.items.concat(b.items))
   }
   if (a instanceof StarTuple && b instanceof StarTuple) {
     thread.checkCollection(a.items.length + b.items.length)
+    thread.charge((a.items.length + b.items.length) * ITEM_WORK)
     return new StarTuple(a.items.concat(b.items))
   }
   return unsupported('+', a, b)
@@ -92,12 +95,14 @@ function repeat(seq: Value, n: number | bigint, thread: Thread): Value {
   if (typeof seq === 'string') {
     if (count === 0 || seq.length === 0) return ''
     thread.checkString(seq.length * count)
+    thread.charge(seq.length * count)
     return seq.repeat(count)
   }
   const items = (seq as StarList | StarTuple).items
   const out: Value[] = []
   if (count > 0 && items.length > 0) {
     thread.checkCollection(items.length * count)
+    thread.charge(items.length * count * ITEM_WORK)
     for (let i = 0; i < count; i++) for (const item of items) out.push(item)
   }
   return seq instanceof StarList ? new StarList(out) : new StarTuple(out)

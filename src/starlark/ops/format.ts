@@ -22,6 +22,7 @@ class Output {
   push(text: string): void {
     this.size += text.length
     this.thread.checkString(this.size)
+    this.thread.charge(text.length)
     this.parts.push(text)
   }
 

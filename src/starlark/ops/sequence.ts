@@ -1,7 +1,7 @@
 // Operations on containers: indexing, slicing, membership (`in`), length and iteration,
 // for strings, lists, tuples, dicts and ranges.
 
-import { runtimeError, type Thread } from '../base/index.js'
+import { ITEM_WORK, runtimeError, type Thread } from '../base/index.js'
 import {
   HostModule,
   isInt,
@@ -150,9 +150,14 @@ export function length(value: Value): number {
  */
 export function iterate(value: Value, thread: Thread): Value[] {
   if (value instanceof StarList || value instanceof StarTuple) return value.items
-  if (value instanceof StarDict) return value.keys()
+  if (value instanceof StarDict) {
+    const keys = value.keys()
+    thread.charge(keys.length * ITEM_WORK)
+    return keys
+  }
   if (value instanceof StarRange) {
     thread.checkCollection(value.length)
+    thread.charge(value.length * ITEM_WORK)
     const out: Value[] = []
     for (let i = 0; i < value.length; i++) out.push(value.at(i))
     return out

@@ -5,6 +5,7 @@ import { limitError, runtimeError, StarlarkError, type Thread } from '../base/in
 import { Frame } from './frame.js'
 import type { Kwargs, Value } from './value.js'
 import { Builtin, StarDict, StarFunction, StarTuple, typeName } from './values.js'
+import { workOf, workOfArgs } from './work.js'
 
 function bindGeneral(
   fn: StarFunction,
@@ -96,7 +97,13 @@ export function callValue(callee: Value, args: Value[], kwargs: Kwargs | null, t
   if (callee instanceof StarFunction) return callFunction(callee, args, kwargs, thread)
   if (callee instanceof Builtin) {
     if (++thread.steps >= thread.nextCheck) thread.checkpoint()
-    return callee.impl(args, kwargs, thread)
+    const work = workOfArgs(args)
+    thread.charge(work)
+    const started = thread.beginWork(callee.name, work)
+    const result = callee.impl(args, kwargs, thread)
+    thread.endWork(callee.name, work, started)
+    thread.charge(workOf(result))
+    return result
   }
   throw runtimeError(`invalid call of non-function (${typeName(callee)})`)
 }

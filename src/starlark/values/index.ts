@@ -20,3 +20,4 @@ export {
   truth,
   typeName,
 } from './values.js'
+export { workOf, workOfArgs } from './work.js'
