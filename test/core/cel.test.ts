@@ -106,9 +106,10 @@ describe('CEL evaluation is bounded', () => {
     expect(check.reason).toMatch(
       /hook "slow-if" failed closed: its if expression failed: the expression ran past the hook's timeout/,
     )
-    // 10% over the timeout, plus a margin for a loaded machine (the check itself overshoots
-    // by one clock interval, well under a millisecond).
-    expect(took).toBeLessThan(2 * 1.1 + 80)
+    // 10% over the timeout, plus a generous margin for a loaded machine (the check itself
+    // overshoots by one clock interval, well under a millisecond; unbounded, this takes
+    // over a second).
+    expect(took).toBeLessThan(2 * 1.1 + 250)
   })
 
   it('lets onTimeout: allow let the event through when an if runs too long', async () => {
