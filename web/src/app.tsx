@@ -32,9 +32,25 @@ function usePendingCount(): number | undefined {
   return count
 }
 
+const SECTIONS = new Set(['hooks', 'decisions', 'approvals'])
+
+/** What an address that names no page shows. */
+function NotFound() {
+  return (
+    <section class="card not-found">
+      <h2>Page not found</h2>
+      <p>Nothing here has this address. It may be mistyped or cut short.</p>
+      <p>
+        <a href={href('hooks')}>Go to the hooks</a>
+      </p>
+    </section>
+  )
+}
+
 function Page() {
-  const { parts } = useRoute()
+  const { parts, malformed } = useRoute()
   const [section = 'hooks', id, tab] = parts
+  if (malformed || !SECTIONS.has(section)) return <NotFound />
   if (section === 'hooks' && id === 'new') return <HookForm />
   if (section === 'hooks' && id && tab === 'edit') return <HookForm id={id} />
   if (section === 'hooks' && id) return <HookDetail id={id} tab={tab ?? 'overview'} />

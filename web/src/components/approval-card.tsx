@@ -1,13 +1,15 @@
-// One approval: what is asked (event, tenant, tool and its input), which hooks asked and
-// why, a live countdown to its deadline, and — for approvers — Approve, Reject (with a
-// comment) and Edit (a JSON editor for the tool input, then "Approve edited").
+// One approval: what is asked (event, tenant, tool and its whole input, hidden characters
+// made visible), who asked (agent, session, turn) and which hooks asked and why, a live
+// countdown to its deadline, and — for approvers — Approve, Reject (with a comment) and
+// Edit (a JSON editor for the tool input, then "Approve edited").
 
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { ApiError } from '../api'
 import { useSession } from '../session'
 import type { Approval } from '../types'
 import { JsonEditor, parseJsonObject } from './json-editor'
-import { Badge, ErrorText, Json, Time } from './ui'
+import { Badge, ErrorText, Time } from './ui'
+import { describeFindings, noFindings, visibleJson, visibleNodes } from './visible-text'
 
 /** The tool an approval is about, when its payload names one. */
 export function approvalTool(approval: Approval): { name?: string; input?: Record<string, unknown> } {
@@ -48,6 +50,77 @@ export function ApprovalCountdown({ deadline, now }: { deadline: number | undefi
 }
 
 type Action = 'approve' | 'reject' | 'edit'
+
+/** A context field as text: a string, or an object's `name (id)`. */
+function contextText(value: unknown): string | undefined {
+  if (typeof value === 'string' && value) return value
+  if (typeof value !== 'object' || value === null) return undefined
+  const { id, name } = value as { id?: unknown; name?: unknown }
+  const ids = [name, id].filter((v): v is string => typeof v === 'string' && v !== '')
+  if (ids.length === 2 && ids[0] !== ids[1]) return `${ids[0]} (${ids[1]})`
+  return ids[0]
+}
+
+/** Who asked: the agent, session, turn and user of the event, as far as it names them. */
+function Requester({ context }: { context: unknown }) {
+  const ctx = (typeof context === 'object' && context !== null ? context : {}) as Record<string, unknown>
+  const rows: [string, string | undefined][] = [
+    ['Agent', contextText(ctx.agent)],
+    ['Session', contextText(ctx.session)],
+    ['Turn', contextText(ctx.turnId)],
+    ['User', contextText(ctx.user)],
+  ]
+  const found = noFindings()
+  return (
+    <>
+      {rows.map(([label, text]) => [
+        <dt key={`${label}-t`}>{label}</dt>,
+        <dd key={`${label}-d`} class="vis-text">
+          {text === undefined ? <span class="hint">not given</span> : visibleNodes(text, found)}
+        </dd>,
+      ])}
+    </>
+  )
+}
+
+/** The whole input, wrapped, with hidden characters visible and a notice when the box cuts it. */
+function ApprovalInput({ value, label }: { value: unknown; label: string }) {
+  const { nodes, found } = useMemo(() => {
+    const found = noFindings()
+    return { nodes: visibleJson(value, found), found }
+  }, [value])
+  const box = useRef<HTMLPreElement>(null)
+  const [expanded, setExpanded] = useState(false)
+  const [cut, setCut] = useState(false)
+  useLayoutEffect(() => {
+    const el = box.current
+    setCut(!expanded && el !== null && el.scrollHeight > el.clientHeight + 1)
+  }, [nodes, expanded])
+  const summary = describeFindings(found)
+  return (
+    <>
+      {found.bidi.length > 0 && (
+        <p class="notice ap-warn" role="alert">
+          Bidirectional controls ({found.bidi.join(', ')}) in the input: they can make text read in another
+          order than it runs. Each is shown as its code point.
+        </p>
+      )}
+      <pre ref={box} class={`json vis-json${expanded ? ' ap-expanded' : ''}`} title={label}>
+        {nodes}
+      </pre>
+      {summary && <p class="hint ap-found">{summary}</p>}
+      {cut && (
+        <p class="notice ap-cut" role="status">
+          The input is longer than this box: scroll it, or{' '}
+          <button type="button" class="link" onClick={() => setExpanded(true)}>
+            show all of it
+          </button>
+          .
+        </p>
+      )}
+    </>
+  )
+}
 
 export function ApprovalCard({
   approval,
@@ -122,7 +195,7 @@ export function ApprovalCard({
         <h3 id={`${base}-title`} class="ap-title">
           {tool.name ? (
             <>
-              <span class="hint">Tool</span> <code>{tool.name}</code>
+              <span class="hint">Tool</span> <code>{visibleNodes(tool.name, noFindings())}</code>
             </>
           ) : (
             title
@@ -143,9 +216,10 @@ export function ApprovalCard({
         <dd>
           <Time at={approval.requestedAt} />
         </dd>
+        <Requester context={approval.input?.context} />
       </dl>
       <p class="ap-label">{editsTool ? 'Tool input' : 'Payload'}</p>
-      <Json
+      <ApprovalInput
         value={editsTool ? tool.input : (approval.input?.payload ?? null)}
         label={editsTool ? 'Tool input' : 'Payload'}
       />
