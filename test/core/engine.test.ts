@@ -365,6 +365,32 @@ describe('circuit breaker', () => {
     expect(after.trace[0]?.error).toBeUndefined()
   })
 
+  it('keeps a global hook’s breaker per tenant: one tenant’s failures leave it running for the others', async () => {
+    const engine = createEngine({
+      hooks: [
+        fnHook('global-check', (call) => {
+          if (call.event.context.tenantId === 'acme') throw new Error('acme input breaks it')
+          return { decision: 'allow' }
+        }),
+      ],
+    })
+    const as = (tenantId?: string) => toolEvent('exec', { cmd: 'ls' }, tenantId ? { tenantId } : {})
+    for (let i = 0; i < 5; i++) await engine.dispatch(as('acme'))
+    expect(engine.openBreakers()).toEqual([
+      expect.objectContaining({ hookId: 'global-check', tenant: 'acme' }),
+    ])
+    expect((await engine.dispatch(as('acme'))).trace[0]?.error?.kind).toBe('breaker-open')
+    for (const other of ['globex', undefined]) {
+      const decision = await engine.dispatch(as(other))
+      expect(decision.decision).toBe('allow')
+      expect(decision.trace[0]?.error).toBeUndefined()
+    }
+    engine.resetBreaker('global-check', 'globex')
+    expect(engine.openBreakers()).toHaveLength(1)
+    engine.resetBreaker('global-check')
+    expect(engine.openBreakers()).toEqual([])
+  })
+
   it('an open breaker on a deny-on-error hook keeps denying', async () => {
     const engine = createEngine({
       hooks: [fnHook('strict', () => Promise.reject(new Error('down')))],

@@ -160,4 +160,30 @@ describe.each(backends)('two instances on $name', ({ location }) => {
     expect((await engineC.dispatch(toolPre())).decision).toBe('allow')
     for (const s of [stateA, stateB, stateC]) await s.close()
   })
+
+  it('count a breaker’s failures together, per tenant: 2 on one and 1 on the other open a breaker of 3', async (ctx) => {
+    if (!location()) ctx.skip()
+    const [a, b] = [await instance(), await instance()]
+    const breaker = { failures: 3, windowMs: 60_000 }
+    const [stateA, stateB] = [
+      await openStoreBreakerState(a, { breaker }),
+      await openStoreBreakerState(b, { breaker }),
+    ]
+    const hookId = `counted-${Math.random().toString(36).slice(2)}`
+    const failure = (tenant: string) => ({ hookId, tenant, global: true, at: Date.now(), error: 'down' })
+    expect(await stateA.recordFailure(failure('acme'))).toBeUndefined()
+    expect(await stateA.recordFailure(failure('acme'))).toBeUndefined()
+    // Another tenant's failure counts apart.
+    expect(await stateB.recordFailure(failure('globex'))).toBeUndefined()
+    const opened = await stateB.recordFailure(failure('acme'))
+    expect(opened).toMatchObject({ hookId, tenant: 'acme', failures: 3 })
+    expect(stateB.openTrip(hookId, 'acme')).toBeDefined()
+    await expect.poll(() => stateA.openTrip(hookId, 'acme')?.failures, { timeout: 5000 }).toBe(3)
+    expect(stateA.openTrip(hookId, 'globex')).toBeUndefined()
+    expect(stateB.openTrip(hookId)).toBeUndefined()
+    stateA.reset(hookId)
+    await stateA.flush()
+    await expect.poll(() => stateB.openTrip(hookId, 'acme'), { timeout: 5000 }).toBeUndefined()
+    for (const s of [stateA, stateB]) await s.close()
+  })
 })
