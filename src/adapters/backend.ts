@@ -15,6 +15,7 @@ import {
   lookupEventName,
 } from '../core/index.js'
 import { aosMethodFor, createAosGuardianCodec } from '../protocols/index.js'
+import { refuseUnappliable } from './decisions.js'
 
 /** What an adapter needs from Warden: an `Engine` is one, so is {@link remoteWarden}. */
 export interface WardenBackend {
@@ -117,11 +118,14 @@ export function failClosed(backend: WardenBackend): WardenBackend {
   }
 }
 
-/** A backend's answer as a decision: itself when it is one, else a deny saying it is not. */
+/**
+ * A backend's answer as a decision: itself when it is one (a modify the adapters cannot
+ * apply turned into the deny that refuses it), else a deny saying it is not.
+ */
 export function settle(answer: unknown, event: string): Decision {
   const decision = answer as Decision | undefined
   return decision && typeof decision.decision === 'string'
-    ? decision
+    ? refuseUnappliable(decision)
     : localDecision(
         event,
         'deny',

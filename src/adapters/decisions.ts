@@ -27,6 +27,43 @@ export function pendingAsk(decision: Decision): string | undefined {
   return asks.length > 0 ? asks.join('; ') : undefined
 }
 
+/** What a modify of each event must carry for an adapter to apply it. */
+const MODIFY_NEEDS: Record<string, { what: string; holds: (payload: JsonObject) => boolean }> = {
+  'tool.pre': { what: 'tool.input as an object', holds: (p) => isObject(p.tool) && isObject(p.tool.input) },
+  'tool.post': { what: 'tool.output', holds: (p) => isObject(p.tool) && Object.hasOwn(p.tool, 'output') },
+  'user.message': {
+    what: 'message.text as a string',
+    holds: (p) => isObject(p.message) && typeof p.message.text === 'string',
+  },
+  'agent.response': {
+    what: 'message.text as a string',
+    holds: (p) => isObject(p.message) && typeof p.message.text === 'string',
+  },
+  'model.pre': {
+    what: 'model.messages as a list',
+    holds: (p) => isObject(p.model) && Array.isArray(p.model.messages),
+  },
+  'mcp.outbound': { what: 'mcp.message as an object', holds: (p) => isObject(p.mcp) && isObject(p.mcp.message) },
+  'mcp.inbound': { what: 'mcp.message as an object', holds: (p) => isObject(p.mcp) && isObject(p.mcp.message) },
+}
+
+/**
+ * A modify an adapter cannot apply, because its payload lacks what the adapter rewrites
+ * (a `tool.pre` modify without `tool.input`, ...), as the deny that refuses it with the
+ * cause; any other decision as it is. A modify is applied or refused, never dropped.
+ */
+export function refuseUnappliable(decision: Decision): Decision {
+  if (decision.decision !== 'modify') return decision
+  const needs = Object.hasOwn(MODIFY_NEEDS, decision.event) ? MODIFY_NEEDS[decision.event] : undefined
+  if (!needs || (isObject(decision.payload) && needs.holds(decision.payload))) return decision
+  return {
+    ...decision,
+    decision: 'deny',
+    reason: `a modify of ${decision.event} without ${needs.what} cannot be applied, so it is refused (${decision.reason})`,
+    reasonCode: [...decision.reasonCode, 'modify-not-applicable'],
+  }
+}
+
 /** The tool input after a modify, or undefined when the decision did not change it. */
 export function modifiedToolInput(decision: Decision): JsonObject | undefined {
   if (decision.decision !== 'modify') return undefined
