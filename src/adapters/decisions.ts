@@ -43,8 +43,14 @@ const MODIFY_NEEDS: Record<string, { what: string; holds: (payload: JsonObject) 
     what: 'model.messages as a list',
     holds: (p) => isObject(p.model) && Array.isArray(p.model.messages),
   },
-  'mcp.outbound': { what: 'mcp.message as an object', holds: (p) => isObject(p.mcp) && isObject(p.mcp.message) },
-  'mcp.inbound': { what: 'mcp.message as an object', holds: (p) => isObject(p.mcp) && isObject(p.mcp.message) },
+  'mcp.outbound': {
+    what: 'mcp.message as an object',
+    holds: (p) => isObject(p.mcp) && isObject(p.mcp.message),
+  },
+  'mcp.inbound': {
+    what: 'mcp.message as an object',
+    holds: (p) => isObject(p.mcp) && isObject(p.mcp.message),
+  },
 }
 
 /**
