@@ -248,7 +248,8 @@ const hookMetadata: Migration = {
 /**
  * Circuit breakers per hook and tenant (a global hook's breaker opened by one tenant's
  * traffic stays closed for the others), and the recent failures of each, counted across
- * every instance on the database. Breakers open before the upgrade keep tenant ''.
+ * every instance on the database. A breaker open before the upgrade keeps its stored hook's
+ * tenant, else tenant ''.
  */
 const breakerTenants: Migration = {
   async up(db: Kysely<unknown>) {
@@ -262,8 +263,10 @@ const breakerTenants: Migration = {
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .addPrimaryKeyConstraint('breakers_by_tenant_pk', ['hook_id', 'tenant'])
       .execute()
+    // A stored tenant hook's open breaker moves to its tenant (the only one whose events it sees).
     await sql`insert into breakers_by_tenant (hook_id, tenant, opened_at, failures, last_error, updated_at)
-      select hook_id, '', opened_at, failures, last_error, updated_at from breakers`.execute(db)
+      select b.hook_id, coalesce((select h.tenant from hooks h where h.id = b.hook_id), ''),
+        b.opened_at, b.failures, b.last_error, b.updated_at from breakers b`.execute(db)
     await db.schema.dropTable('breakers').execute()
     await db.schema.alterTable('breakers_by_tenant').renameTo('breakers').execute()
     await db.schema

@@ -104,6 +104,31 @@ describe('upgrading a database made by the previous release', () => {
         decided_at: 2,
       } as never)
       .execute()
+    // Open breakers of that release: a stored tenant hook's and a hook from a file's.
+    await db
+      .insertInto('hooks' as never)
+      .values({
+        id: 'acme/old-hook',
+        tenant: 'acme',
+        name: 'old-hook',
+        scope: 'tenant',
+        event: 'tool.pre',
+        handler_type: 'deny',
+        config: '{"type":"deny"}',
+        timeout_ms: 5000,
+        on_timeout: 'deny',
+        on_error: 'deny',
+        source: 'user',
+        created_at: 1,
+        updated_at: 1,
+      } as never)
+      .execute()
+    for (const hookId of ['acme/old-hook', 'from-file']) {
+      await db
+        .insertInto('breakers' as never)
+        .values({ hook_id: hookId, opened_at: 5, failures: 5, last_error: 'down', updated_at: 5 } as never)
+        .execute()
+    }
     await db.destroy()
   }
   async function check(where: string): Promise<void> {
@@ -118,6 +143,10 @@ describe('upgrading a database made by the previous release', () => {
         requestedAt: 1,
         decidedAt: 2,
       })
+      expect(await store.loadBreakers()).toEqual([
+        { hookId: 'acme/old-hook', tenant: 'acme', openedAt: 5, failures: 5, lastError: 'down' },
+        { hookId: 'from-file', tenant: '', openedAt: 5, failures: 5, lastError: 'down' },
+      ])
       await store.createToken({ id: 'after-upgrade', name: 'n', role: 'admin', hash: 'h', createdAt: 1 })
       expect(await store.revokeToken('after-upgrade', 2)).toBe(true)
     } finally {
