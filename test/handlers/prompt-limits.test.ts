@@ -1,5 +1,5 @@
 // The LLM judge's bounds against the local Chat Completions server: the decision cache
-// (hook version + input hash, 60 s TTL), the per-turn call cap and the monthly token
+// (hook version, tenant and input hash, 60 s TTL), the per-turn call cap and the monthly token
 // budget per tenant, each with a clear deny reason.
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -72,6 +72,19 @@ describe('judge decision cache', () => {
     await engine.dispatch(call('ls'))
     engine.register(hook(2), { replace: true })
     await engine.dispatch(call('ls'))
+    expect(llm.requests).toHaveLength(2)
+    await engine.close()
+  })
+
+  it('never answers one tenant from another tenant’s cached verdict', async () => {
+    const engine = engineWith()
+    await engine.dispatch(call('ls'))
+    const other = await engine.dispatch(call('ls', { tenantId: 'globex' }))
+    expect(other.trace[0]?.logs ?? []).not.toContain('decision taken from the judge cache')
+    expect(llm.requests).toHaveLength(2)
+    expect((await engine.dispatch(call('ls', { tenantId: 'globex' }))).trace[0]?.logs).toEqual([
+      'decision taken from the judge cache',
+    ])
     expect(llm.requests).toHaveLength(2)
     await engine.close()
   })
