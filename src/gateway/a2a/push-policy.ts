@@ -126,14 +126,17 @@ export const PUSH_POLICY_REASON_CODE = 'push-url-refused'
  * denies too (`onError` / `onTimeout`).
  */
 export function pushPolicyHooks(policy: PushUrlPolicy): HookDefinition[] {
-  const fn = async (call: HookCall) => {
+  // Synchronous (no opinion) for the requests that carry no push-notification URL.
+  const fn = (call: HookCall) => {
     const a2a = call.event.payload.a2a
     const envelope = isObject(a2a) ? a2a.payload : undefined
     const params = isObject(envelope) ? envelope.params : undefined
-    if (!isObject(params)) return undefined
-    const refusal = await policy.refusal(params)
-    if (!refusal) return undefined
-    return { type: 'deny', reason: refusal, reasonCode: [PUSH_POLICY_REASON_CODE] }
+    if (!isObject(params) || pushUrls(params).length === 0) return undefined
+    return policy
+      .refusal(params)
+      .then((refusal) =>
+        refusal ? { type: 'deny', reason: refusal, reasonCode: [PUSH_POLICY_REASON_CODE] } : undefined,
+      )
   }
   return PUSH_URL_EVENTS.map((event) => ({
     name: `${PUSH_POLICY_HOOK}:${event}`,
