@@ -4,7 +4,13 @@
 // the row is committed (concurrent decisions share one transaction). A retried batch never
 // doubles a row; `close` writes everything still queued.
 
-import { type DecisionRecord, errorMessage, type Recorder } from '../core/index.js'
+import {
+  type DecisionRecord,
+  errorMessage,
+  knownPayloadBytes,
+  payloadBytes,
+  type Recorder,
+} from '../core/index.js'
 import type { AuditBatch, SecretBox, Store } from '../store/index.js'
 import { type AuditRows, toAuditRows } from './rows.js'
 
@@ -52,12 +58,16 @@ export interface AuditWriter extends Recorder {
   close(): Promise<void>
   /** Decisions waiting to be written (queued or being written). */
   queueDepth(): number
+  /** Payload bytes those decisions hold (as the engine measured them), for limits on memory. */
+  heldBytes(): number
   /** Decisions written since start. */
   written(): number
 }
 
 interface Pending {
   rows: AuditRows
+  /** The event's payload size, as the engine measured it (or measured here when it did not). */
+  bytes: number
   done?: { resolve(): void; reject(error: Error): void }
 }
 
@@ -97,6 +107,10 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
   let scheduled = false
   let closed = false
   let count = 0
+  let held = 0
+  const letGo = (entries: readonly Pending[]) => {
+    for (const entry of entries) held -= entry.bytes
+  }
 
   const timer = mode === 'async' ? setInterval(() => void drainOnce(), intervalMs) : undefined
   timer?.unref?.()
@@ -109,10 +123,12 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
     try {
       await store.writeAudit(toBatch(entries))
       count += entries.length
+      letGo(entries)
       for (const entry of entries) entry.done?.resolve()
     } catch (cause) {
       const error = new Error(`could not write ${entries.length} audit record(s): ${errorMessage(cause)}`)
       const waiting = entries.filter((e) => e.done)
+      letGo(waiting)
       for (const entry of waiting) entry.done?.reject(error)
       const retry = entries.filter((e) => !e.done)
       if (retry.length > 0) queue = [...retry, ...queue]
@@ -177,8 +193,11 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
       refuse(record, 'queue-full', `the audit queue is full (${waiting} decisions waiting to be written)`)
     }
     const rows = toAuditRows(record, { secrets: options.secrets, traceId: options.traceId?.() })
+    const payload = record.event.payload
+    const bytes = knownPayloadBytes(payload) ?? payloadBytes(payload, Number.POSITIVE_INFINITY)
+    held += bytes
     if (mode === 'async') {
-      queue.push({ rows })
+      queue.push({ rows, bytes })
       if (queue.length >= batchSize) schedule()
       return
     }
@@ -187,12 +206,16 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
       // decision forever: past the deadline it is refused, and dropped if not yet handed over.
       const timer = setTimeout(() => {
         const at = queue.indexOf(entry)
-        if (at >= 0) queue.splice(at, 1)
+        if (at >= 0) {
+          queue.splice(at, 1)
+          letGo([entry])
+        }
         reject(new Error(`the audit write did not finish within ${syncTimeoutMs} ms`))
       }, syncTimeoutMs)
       timer.unref?.()
       const entry: Pending = {
         rows,
+        bytes,
         done: {
           resolve() {
             clearTimeout(timer)
@@ -240,6 +263,7 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
       }
     },
     queueDepth: () => queue.length + inFlight,
+    heldBytes: () => held,
     written: () => count,
   }
 }

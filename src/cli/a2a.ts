@@ -10,6 +10,7 @@ import { resolve } from 'node:path'
 import { openPersistence, type Persistence } from '../audit/index.js'
 import { type EventContext, errorMessage, type HookDefinition } from '../core/index.js'
 import { type A2aGateway, a2aLimits, startA2aGateway } from '../gateway/index.js'
+import { inFlightLimiterFor, registerInFlightMetrics, settleAfterBursts } from '../inflight/index.js'
 import { createLogger, traceEngine } from '../observability/index.js'
 import { TokenAuthority, tokenFromRequest } from '../server/index.js'
 import {
@@ -148,6 +149,14 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       }),
     )
     persistence.metrics.watchHooks(engine)
+    const inFlight = inFlightLimiterFor(limits, 'a2a', {
+      bytes: limits.maxBodyBytes,
+      setting: 'a2a.maxBodyBytes',
+    })
+    const audit = persistence.writer
+    inFlight.holdAlso('audit records not yet written', () => audit.heldBytes())
+    registerInFlightMetrics(persistence.metrics.registry, inFlight)
+    settleAfterBursts(inFlight)
     const context: EventContext = {}
     if (values.agent) context.agent = { id: values.agent, name: values.agent }
     if (values.tenant) context.tenantId = values.tenant
@@ -168,6 +177,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       port,
       ...(values['public-url'] ? { publicUrl: httpUrl(values['public-url'], '--public-url') } : {}),
       metrics: persistence.metrics,
+      inFlight,
       ...(gatewayAuth ? { authenticate: gatewayAuth } : {}),
       log,
     })

@@ -14,6 +14,8 @@ const OPTIONS = {
   agent: { type: 'string' },
   tenant: { type: 'string' },
   'max-message-bytes': { type: 'string' },
+  'max-in-flight': { type: 'string' },
+  'max-in-flight-bytes': { type: 'string' },
   update: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const

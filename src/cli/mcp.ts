@@ -7,7 +7,14 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { type EventContext, errorMessage, type HookDefinition } from '../core/index.js'
-import { type GatewaySetup, prepareGateway, startHttpGateway, startStdioGateway } from '../gateway/index.js'
+import {
+  type GatewaySetup,
+  HTTP_GATEWAY_DEFAULTS,
+  prepareGateway,
+  startHttpGateway,
+  startStdioGateway,
+} from '../gateway/index.js'
+import { type InFlightLimiter, inFlightLimiterFor, settleAfterBursts } from '../inflight/index.js'
 import { formatProblem, loadConfig, loadHookSources, type WardenConfig } from '../sources/index.js'
 import type { CliIo } from './io.js'
 import { type McpArgs, splitMcpArgs } from './mcp-options.js'
@@ -35,6 +42,10 @@ options:
       --agent NAME           the agent name hooks see in the context
       --tenant ID            the tenant hooks see in the context
       --max-message-bytes N  largest message accepted (default 16 MiB)
+      --max-in-flight N      HTTP mode: most requests with a body in flight; more get 503
+                             (default 128 per CPU, 256 to 4096)
+      --max-in-flight-bytes N  HTTP mode: most body bytes in flight; more get 503
+                             (default a 256th of memory, 16 to 64 MiB)
   -h, --help                 this text
 
 examples:
@@ -60,6 +71,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     }
     positiveInt(parsed.values.port, '--port')
     positiveInt(parsed.values['max-message-bytes'], '--max-message-bytes')
+    positiveInt(parsed.values['max-in-flight'], '--max-in-flight')
+    positiveInt(parsed.values['max-in-flight-bytes'], '--max-in-flight-bytes')
   } catch (error) {
     io.stderr(`warden mcp: ${errorMessage(error)}\n\n${HELP}`)
     return 1
@@ -150,10 +163,26 @@ async function runHttp(parsed: McpArgs, setup: GatewaySetup, log: (line: string)
     return 1
   }
   const port = positiveInt(parsed.values.port, '--port') ?? 0
+  let inFlight: InFlightLimiter
+  try {
+    inFlight = inFlightLimiterFor(
+      {
+        maxInFlight: positiveInt(parsed.values['max-in-flight'], '--max-in-flight'),
+        maxInFlightBytes: positiveInt(parsed.values['max-in-flight-bytes'], '--max-in-flight-bytes'),
+      },
+      { maxInFlight: '--max-in-flight', maxInFlightBytes: '--max-in-flight-bytes' },
+      { bytes: HTTP_GATEWAY_DEFAULTS.maxRequestBytes, setting: 'the largest request body' },
+    )
+  } catch (error) {
+    log(errorMessage(error))
+    return 1
+  }
+  settleAfterBursts(inFlight)
   const gateway = await startHttpGateway({
     ...setup,
     upstream,
     port,
+    inFlight,
     ...(parsed.values.host ? { host: parsed.values.host } : {}),
   })
   log(`listening on ${gateway.url.href}, forwarding to ${upstream.origin}${upstream.pathname}`)

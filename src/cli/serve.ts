@@ -11,6 +11,12 @@ import { openPersistence, type Persistence, secretBoxFrom } from '../audit/index
 import { DEFAULT_LIMITS, type HookDefinition } from '../core/index.js'
 import type { TokenLedger } from '../handlers/index.js'
 import {
+  type InFlightLimiter,
+  inFlightLimiterFor,
+  registerInFlightMetrics,
+  settleAfterBursts,
+} from '../inflight/index.js'
+import {
   BudgetWatch,
   createLogger,
   metricsPlugin,
@@ -23,6 +29,8 @@ import {
   installShutdown,
   LISTEN_DEFAULTS,
   listen,
+  longestHoldMs,
+  SERVER_DEFAULTS,
   uiPlugin,
 } from '../server/index.js'
 import {
@@ -77,6 +85,9 @@ interface ServerSection {
   maxDepth?: number
   shutdownTimeoutMs?: number
   auth?: 'token' | 'none'
+  maxInFlight?: number
+  maxInFlightBytes?: number
+  idleTimeoutMs?: number
 }
 
 /** A curl that asks the Guardian about a destructive shell command. */
@@ -147,6 +158,16 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1
   }
   const host = parsed.values.host ?? section.host ?? LISTEN_DEFAULTS.host
+  let inFlight: InFlightLimiter
+  try {
+    inFlight = inFlightLimiterFor(section, 'server', {
+      bytes: section.bodyLimitBytes ?? SERVER_DEFAULTS.bodyLimitBytes,
+      setting: 'server.bodyLimitBytes',
+    })
+  } catch (error) {
+    io.stderr(`warden serve: ${(error as Error).message}\n`)
+    return 1
+  }
   const exposed = exposureProblem(host, section.auth, parsed.values['insecure-no-auth'] === true)
   if (exposed) {
     io.stderr(`warden serve: ${exposed}\n`)
@@ -261,9 +282,17 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.stderr(`warden serve: ${(error as Error).message}\n`)
     return 1
   }
+  inFlight.holdAlso('audit records not yet written', () => persistence.writer.heldBytes())
+  registerInFlightMetrics(persistence.metrics.registry, inFlight)
+  settleAfterBursts(inFlight)
   const app = await createServer({
     engine,
     acs,
+    inFlight,
+    timeouts: {
+      holdMs: longestHoldMs(config?.limits ?? {}),
+      ...(section.idleTimeoutMs ? { idleTimeoutMs: section.idleTimeoutMs } : {}),
+    },
     ...(section.bodyLimitBytes ? { bodyLimitBytes: section.bodyLimitBytes } : {}),
     ...(section.maxBatch ? { maxBatch: section.maxBatch } : {}),
     ...(section.maxDepth ? { maxDepth: section.maxDepth } : {}),

@@ -10,6 +10,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify'
 import type { Engine } from '../core/index.js'
+import { InFlightLimiter, limitInFlight } from '../inflight/index.js'
 import {
   AOS_DEFAULTS,
   type AosReply,
@@ -20,6 +21,7 @@ import {
 } from '../protocols/index.js'
 import { type AcsRouteOptions, mountAcs } from './acs.js'
 import { rawBody, rawRpcScope, refusedEncoding } from './rpc-scope.js'
+import { serverTimeouts, type TimeoutSettings } from './timeouts.js'
 
 /** Something that adds routes to the app (e.g. `/metrics`, `/ws`). */
 export type ServerPlugin = (app: FastifyInstance) => void | Promise<void>
@@ -43,6 +45,10 @@ export interface ServerOptions {
   logger?: FastifyServerOptions['logger']
   /** Told about unexpected failures while answering. */
   onInternalError?: (error: unknown) => void
+  /** Limits on requests and body bytes in flight. Default: derived from the machine. */
+  inFlight?: InFlightLimiter
+  /** Idle and request timeouts, and the longest hold they must outlast. */
+  timeouts?: TimeoutSettings
   /**
    * Checks the caller of `/aos` (`server.auth: token`): a principal with a tenant pins the
    * request's tenant; an error is answered with HTTP 401.
@@ -69,9 +75,9 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     bodyLimit,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    connectionTimeout: 60_000,
-    requestTimeout: 120_000,
+    ...serverTimeouts(options.timeouts),
   })
+  limitInFlight(app, options.inFlight ?? new InFlightLimiter())
   const service = createAosService({
     engine: options.engine,
     version,

@@ -3,6 +3,7 @@
 // than HTTP failures, and compressed bodies refused naming content-encoding.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { answeredRefusal } from '../inflight/index.js'
 import { errorResponse, RPC_ERRORS, rpcError } from '../protocols/aos/index.js'
 
 /** Settings of {@link rawRpcScope}. */
@@ -21,6 +22,7 @@ export function rawRpcScope(scope: FastifyInstance, options: RpcScopeOptions): v
   scope.removeAllContentTypeParsers()
   scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
   scope.setErrorHandler((error, _request, reply) => {
+    if (answeredRefusal(error, reply)) return reply
     const status = (error as { statusCode?: number }).statusCode ?? 500
     const rpc =
       status === 413

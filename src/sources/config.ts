@@ -49,6 +49,14 @@ const serverSchema = z
     maxDepth: z.number().int().positive().max(1_000).optional(),
     shutdownTimeoutMs: z.number().int().positive().optional(),
     auth: z.enum(['token', 'none'], { error: 'must be "token" or "none"' }).optional(),
+    maxInFlight: z.number().int().positive().max(1_000_000).optional(),
+    maxInFlightBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024 * 1024)
+      .optional(),
+    idleTimeoutMs: z.number().int().min(1000).max(86_400_000).optional(),
   })
   .strict()
 
@@ -95,6 +103,13 @@ const a2aSchema = z
     maxStreamMs: z.number().int().positive().optional(),
     upstreamTimeoutMs: z.number().int().positive().optional(),
     cardTtlMs: z.number().int().min(0).optional(),
+    maxInFlight: z.number().int().positive().max(1_000_000).optional(),
+    maxInFlightBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024 * 1024)
+      .optional(),
     stream: z
       .object({
         buffer: z.enum(['event', 'artifact'], { error: 'must be "event" or "artifact"' }).optional(),

@@ -5,7 +5,8 @@
 // transaction per batch on its own connection to the same WAL database and answers once it
 // is committed. A thread that dies fails the batches
 // it held (the audit writer retries them; every insert skips rows already written) and the
-// next batch starts a new one.
+// next batch starts a new one. After a burst of large batches the thread collects its
+// garbage once idle, so that its heap does not keep the burst's size.
 
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
@@ -72,8 +73,20 @@ const write = db.transaction((decisions, executions) => {
     insertExecution.run(columnValues(executionFields, row))
   }
 })
+// Large batches leave their texts as garbage this thread's heap only collects when it
+// allocates again: once it has written LARGE_TEXT characters and then idled a second, it
+// runs one full collection, so that memory goes back after a burst of large payloads.
+const LARGE_TEXT = 8 * 1024 * 1024
+let collect
+try {
+  require('node:v8').setFlagsFromString('--expose-gc')
+  collect = require('node:vm').runInNewContext('gc')
+} catch {}
+let written = 0
+let idle
 parentPort.on('message', (message) => {
   if (message.close) {
+    clearTimeout(idle)
     db.close()
     parentPort.close()
     return
@@ -83,6 +96,15 @@ parentPort.on('message', (message) => {
     parentPort.postMessage({ id: message.id })
   } catch (error) {
     parentPort.postMessage({ id: message.id, error: String(error && error.message ? error.message : error) })
+  }
+  written += message.decisions.length + message.executions.length
+  clearTimeout(idle)
+  if (typeof collect === 'function' && written >= LARGE_TEXT) {
+    idle = setTimeout(() => {
+      written = 0
+      collect()
+    }, 1000)
+    idle.unref()
   }
 })
 `

@@ -24,6 +24,10 @@ export interface A2aLimits {
   maxBufferBytes: number
   /** How long the upstream's agent card is reused before it is fetched again, in ms. Default 30 s. */
   cardTtlMs: number
+  /** Most requests with a body in flight at once. Default: derived from the machine. */
+  maxInFlight?: number
+  /** Most body bytes those requests hold together. Default: derived from the machine. */
+  maxInFlightBytes?: number
 }
 
 export const A2A_DEFAULTS: A2aLimits = {
@@ -51,6 +55,13 @@ export const a2aSettingsSchema = z
     maxStreamMs: millis.optional(),
     upstreamTimeoutMs: millis.optional(),
     cardTtlMs: z.number().int().min(0).max(86_400_000).optional(),
+    maxInFlight: z.number().int().positive().max(1_000_000).optional(),
+    maxInFlightBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024 * 1024)
+      .optional(),
     stream: z
       .object({
         buffer: z.enum(['event', 'artifact'], { error: 'must be "event" or "artifact"' }).optional(),
@@ -75,6 +86,8 @@ export function a2aLimits(section: unknown, overrides: Partial<A2aLimits> = {}):
   if (s.maxStreamMs) limits.maxStreamMs = s.maxStreamMs
   if (s.upstreamTimeoutMs) limits.upstreamTimeoutMs = s.upstreamTimeoutMs
   if (s.cardTtlMs !== undefined) limits.cardTtlMs = s.cardTtlMs
+  if (s.maxInFlight) limits.maxInFlight = s.maxInFlight
+  if (s.maxInFlightBytes) limits.maxInFlightBytes = s.maxInFlightBytes
   if (s.stream?.buffer) limits.buffer = s.stream.buffer
   if (s.stream?.maxBufferBytes) limits.maxBufferBytes = s.stream.maxBufferBytes
   return { ...limits, ...overrides }

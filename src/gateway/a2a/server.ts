@@ -7,6 +7,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { type Engine, type EventContext, errorMessage } from '../../core/index.js'
+import {
+  answeredRefusal,
+  type InFlightLimiter,
+  inFlightLimiterFor,
+  limitInFlight,
+} from '../../inflight/index.js'
 import type { Resolver } from '../../net/index.js'
 import { CARD_PATHS, CardSource, rewriteCard, type UpstreamCard } from './card.js'
 import { A2aChecks } from './checks.js'
@@ -42,6 +48,8 @@ export interface A2aGatewayOptions {
   ) => Promise<{ principal: { tenant?: string } } | { error: string }>
   /** Served on GET /metrics when given. */
   metrics?: { render(): Promise<string>; contentType: string }
+  /** Limits on requests and body bytes in flight. Default: from `limits`, else the machine's. */
+  inFlight?: InFlightLimiter
   log?: (line: string) => void
 }
 
@@ -81,9 +89,15 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
     bodyLimit: limits.maxBodyBytes,
     forceCloseConnections: true,
   })
+  limitInFlight(
+    app,
+    options.inFlight ??
+      inFlightLimiterFor(limits, 'a2a', { bytes: limits.maxBodyBytes, setting: 'a2a.maxBodyBytes' }),
+  )
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
   app.setErrorHandler(async (error, request, reply) => {
+    if (answeredRefusal(error, reply)) return reply
     const status = (error as { statusCode?: number }).statusCode ?? 500
     const message =
       status === 413

@@ -8,6 +8,14 @@ import type { AddressInfo } from 'node:net'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { errorMessage } from '../../core/index.js'
+import {
+  admitNodeRequest,
+  type BodyFailure,
+  type InFlightLimiter,
+  inFlightLimiterFor,
+  readCountedBody,
+  writeRefusal,
+} from '../../inflight/index.js'
 import { McpBridge } from './bridge.js'
 import type { McpChecksOptions } from './checks.js'
 
@@ -25,6 +33,8 @@ export interface HttpGatewayOptions extends McpChecksOptions {
   maxSessions?: number
   /** Largest request body, in bytes. Default 4 MiB. */
   maxRequestBytes?: number
+  /** Limits on requests and body bytes in flight. Default: derived from the machine. */
+  inFlight?: InFlightLimiter
 }
 
 /** A running HTTP gateway. */
@@ -41,6 +51,9 @@ interface Session {
   bridge: McpBridge
 }
 
+/** Defaults of {@link HttpGatewayOptions}. */
+export const HTTP_GATEWAY_DEFAULTS = { maxRequestBytes: 4 * 1024 * 1024 } as const
+
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
 
 /**
@@ -52,17 +65,25 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   const path = options.path ?? '/mcp'
   const maxSessions = options.maxSessions ?? 100
   const log = options.log ?? (() => undefined)
+  const maxRequestBytes = options.maxRequestBytes ?? HTTP_GATEWAY_DEFAULTS.maxRequestBytes
+  const inFlight =
+    options.inFlight ??
+    inFlightLimiterFor(
+      {},
+      { maxInFlight: 'maxInFlight', maxInFlightBytes: 'maxInFlightBytes' },
+      { bytes: maxRequestBytes, setting: 'maxRequestBytes' },
+    )
   const sessions = new Map<string, Session>()
   let allowedHosts = new Set<string>()
 
-  async function openSession(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (sessions.size >= maxSessions) {
       return reply(res, 503, `too many sessions open (${maxSessions}); close one and retry`)
     }
     const upstream = new StreamableHTTPClientTransport(options.upstream)
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      maxRequestBodySize: options.maxRequestBytes ?? 4 * 1024 * 1024,
+      maxRequestBodySize: maxRequestBytes,
       onsessioninitialized: (id) => {
         sessions.set(id, session)
       },
@@ -74,7 +95,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       await upstream.terminateSession().catch(() => undefined)
     })
     await bridge.start()
-    await transport.handleRequest(req, res)
+    await transport.handleRequest(req, res, body)
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -83,14 +104,29 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     if (allowedHosts.size > 0 && !allowedHosts.has(req.headers.host ?? '')) {
       return reply(res, 403, `host ${JSON.stringify(req.headers.host ?? '')} is not allowed`)
     }
+    // A body is read here, counted against the limits in flight, and handed over parsed.
+    const ticket = admitNodeRequest(inFlight, req, res)
+    if (!ticket) return
+    let body: unknown
+    if (ticket !== 'free') {
+      const read = await readCountedBody(req, ticket, maxRequestBytes)
+      if (!Buffer.isBuffer(read)) return refuseBody(res, read)
+      if (read.length > 0) {
+        try {
+          body = JSON.parse(read.toString('utf8'))
+        } catch {
+          return reply(res, 400, 'Parse error: Invalid JSON', -32700)
+        }
+      }
+    }
     const sessionId = req.headers['mcp-session-id']
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId)
       if (!session) return reply(res, 404, 'session not found; initialize a new session', -32001)
-      return session.transport.handleRequest(req, res)
+      return session.transport.handleRequest(req, res, body)
     }
     if (req.method !== 'POST') return reply(res, 400, 'no session: send an initialize request first')
-    return openSession(req, res)
+    return openSession(req, res, body)
   }
 
   const server: Server = createServer((req, res) => {
@@ -123,6 +159,15 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/** Answers a body that could not be read: too big (413), over the bytes in flight (503). */
+function refuseBody(res: ServerResponse, failure: BodyFailure): void {
+  if ('refusal' in failure) writeRefusal(res, failure.refusal, true)
+  else if ('tooLarge' in failure) {
+    res.setHeader('connection', 'close')
+    reply(res, 413, `the body is over the limit of ${failure.tooLarge} bytes`)
+  } else res.destroy()
 }
 
 function reply(res: ServerResponse, status: number, message: string, code = -32000): void {

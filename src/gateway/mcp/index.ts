@@ -2,7 +2,7 @@
 
 export { McpBridge, type McpBridgeOptions } from './bridge.js'
 export { McpChecks, type McpChecksOptions } from './checks.js'
-export { type HttpGateway, type HttpGatewayOptions, startHttpGateway } from './http.js'
+export { HTTP_GATEWAY_DEFAULTS, type HttpGateway, type HttpGatewayOptions, startHttpGateway } from './http.js'
 export { DENIED_ERROR_CODE, envelopeProblem, GATEWAY_ERROR_CODE } from './jsonrpc.js'
 export { ChildTransport, type ChildTransportOptions, LineSplitter, LineTransport } from './lines.js'
 export type { Direction, Outcome } from './outcome.js'

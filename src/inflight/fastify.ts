@@ -1,0 +1,88 @@
+// The in-flight limits on a Fastify app (`warden serve`, `warden a2a`): every request with
+// a body is admitted or answered 503 as soon as its headers are in; a body sent without
+// Content-Length is counted chunk by chunk as Fastify reads it. The hold is given back
+// when the answer has gone out or the caller went away.
+
+import { Transform, type TransformCallback } from 'node:stream'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import {
+  declaredLength,
+  type InFlightLimiter,
+  type InFlightRefusal,
+  type InFlightTicket,
+  isRefusal,
+  refusalBody,
+  refusalHeaders,
+} from './limiter.js'
+
+/** Thrown from a body stream that went past the bytes limit; answer it with {@link sendRefusal}. */
+export class InFlightRefusalError extends Error {
+  override readonly name = 'InFlightRefusalError'
+  readonly statusCode = 503
+  constructor(readonly refusal: InFlightRefusal) {
+    super(refusal.message)
+  }
+}
+
+/** Methods that carry no body and are never limited (the UI, /metrics, /healthz, /ws). */
+const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+const tickets = new WeakMap<FastifyRequest['raw'], InFlightTicket>()
+
+/**
+ * Puts the app's requests under `limiter`. Register it before the routes' plugins so that
+ * its hooks run for every route.
+ */
+export function limitInFlight(app: FastifyInstance, limiter: InFlightLimiter): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    if (BODILESS.has(request.raw.method ?? 'GET')) return done()
+    const admitted = limiter.admit(declaredLength(request.headers['content-length']))
+    if (isRefusal(admitted)) {
+      sendRefusal(reply, admitted)
+      return
+    }
+    tickets.set(request.raw, admitted)
+    reply.raw.once('close', admitted.release)
+    done()
+  })
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const ticket = tickets.get(request.raw)
+    // With a Content-Length the whole body was counted on admission.
+    if (!ticket || request.headers['content-length'] !== undefined) return done(null, payload)
+    done(null, countedStream(payload, ticket))
+  })
+}
+
+/**
+ * Answers a refusal: HTTP 503, Retry-After, the JSON-RPC error naming the limit. A body
+ * left half read closes the connection rather than leaving it stalled.
+ */
+export function sendRefusal(reply: FastifyReply, refusal: InFlightRefusal, closeConnection = false): void {
+  reply.code(503).headers(refusalHeaders(refusal))
+  if (closeConnection) reply.header('connection', 'close')
+  reply.send(refusalBody(refusal))
+}
+
+/**
+ * Answers `error` when it is an in-flight refusal (for a route's error handler).
+ * @returns true when it was and has been answered.
+ */
+export function answeredRefusal(error: unknown, reply: FastifyReply): boolean {
+  if (!(error instanceof InFlightRefusalError)) return false
+  sendRefusal(reply, error.refusal, true)
+  return true
+}
+
+/** Passes the body through, counting its bytes; fails once they go past the limit. */
+function countedStream(source: NodeJS.ReadableStream, ticket: InFlightTicket): Transform {
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      const refusal = ticket.add(chunk.length)
+      if (refusal) callback(new InFlightRefusalError(refusal))
+      else callback(null, chunk)
+    },
+  })
+  source.on('error', (error) => counted.destroy(error))
+  source.pipe(counted)
+  return counted
+}
