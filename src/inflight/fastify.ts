@@ -36,7 +36,12 @@ const tickets = new WeakMap<FastifyRequest['raw'], InFlightTicket>()
 export function limitInFlight(app: FastifyInstance, limiter: InFlightLimiter): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (BODILESS.has(request.raw.method ?? 'GET')) return done()
-    const admitted = limiter.admit(declaredLength(request.headers['content-length']))
+    // A body declared over the route's own limit is refused 413 without being kept, so it
+    // holds a place but no bytes.
+    const declared = declaredLength(request.headers['content-length'])
+    const bodyLimit =
+      request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? Number.POSITIVE_INFINITY
+    const admitted = limiter.admit(declared !== undefined && declared > bodyLimit ? 0 : declared)
     if (isRefusal(admitted)) {
       sendRefusal(reply, admitted)
       return

@@ -18,7 +18,8 @@ export type BodyFailure = { tooLarge: number } | { refusal: InFlightRefusal } | 
 
 /**
  * Admits `req` under `limiter`, or answers it 503. Requests without a body (GET, HEAD,
- * OPTIONS) are not limited and get no ticket.
+ * OPTIONS) are not limited and get no ticket. `maxBodyBytes` is the largest body the server
+ * takes (a larger one is refused for its size, not held).
  * @returns the ticket (released when the answer is done), `'free'` for a bodiless request,
  * or undefined when the request was refused and answered.
  */
@@ -26,10 +27,13 @@ export function admitNodeRequest(
   limiter: InFlightLimiter,
   req: IncomingMessage,
   res: ServerResponse,
+  maxBodyBytes = Number.POSITIVE_INFINITY,
 ): InFlightTicket | 'free' | undefined {
   const method = req.method ?? 'GET'
   if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return 'free'
-  const admitted = limiter.admit(declaredLength(req.headers['content-length']))
+  // A body declared over its own limit is refused 413 once read up to it: no bytes held.
+  const declared = declaredLength(req.headers['content-length'])
+  const admitted = limiter.admit(declared !== undefined && declared > maxBodyBytes ? 0 : declared)
   if (isRefusal(admitted)) {
     writeRefusal(res, admitted)
     return undefined

@@ -105,7 +105,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       return reply(res, 403, `host ${JSON.stringify(req.headers.host ?? '')} is not allowed`)
     }
     // A body is read here, counted against the limits in flight, and handed over parsed.
-    const ticket = admitNodeRequest(inFlight, req, res)
+    const ticket = admitNodeRequest(inFlight, req, res, maxRequestBytes)
     if (!ticket) return
     let body: unknown
     if (ticket !== 'free') {
