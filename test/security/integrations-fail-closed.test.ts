@@ -17,6 +17,7 @@ import { createEngine, type HookCall, type HookDefinition } from '../../src/inde
 import { type OpenAiServer, startOpenAiServer } from '../adapters/servers/openai.js'
 import { freePort } from '../gateway/helpers.js'
 import { cliArgs, ROOT, runCli } from '../helpers/cli.js'
+import { SECRET_KEY, serve, storeAt, token, WsClient } from '../server/management-helper.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'warden-fail-closed-'))
 const children: ChildProcess[] = []
@@ -26,12 +27,15 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-function start(args: string[]): {
+function start(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): {
   child: ChildProcess
   output: () => string
   waitFor: (t: string) => Promise<void>
 } {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   children.push(child)
   let output = ''
   child.stdout?.on('data', (d) => {
@@ -52,7 +56,7 @@ function start(args: string[]): {
 }
 
 /** The example SDK agent and `warden a2a` in front of it, with `yaml` as config. */
-async function gatewayWith(yaml: string, db: string) {
+async function gatewayWith(yaml: string, db: string, env: NodeJS.ProcessEnv = process.env) {
   const config = join(dir, `config-${Math.random().toString(36).slice(2)}.yaml`)
   writeFileSync(config, yaml)
   const agentPort = await freePort()
@@ -71,6 +75,7 @@ async function gatewayWith(yaml: string, db: string) {
       '--db',
       db,
     ]),
+    env,
   )
   await gateway.waitFor('Warden A2A gateway listening on')
   const call = async (method: string, params: unknown) => {
@@ -166,6 +171,35 @@ describe("warden a2a: a hook's ask", () => {
     expect(refusal.error?.message).toContain('not now')
     await gateway.stop()
   }, 90_000)
+
+  it('can be resolved over /ws by a warden serve on the same database', async () => {
+    const db = join(dir, 'shared.db')
+    const served = await serve({ dir, name: 'shared', yaml: 'hooks: []\n', db })
+    const store = await storeAt(db)
+    const approver = await WsClient.connect(served.url, (await token(store, 'approver')).token)
+    try {
+      const gateway = await gatewayWith(ASK, db, { ...process.env, WARDEN_SECRET_KEY: SECRET_KEY })
+      const held = gateway.call('SendMessage', message('what is the capital of France?'))
+      let id: string | undefined
+      const deadline = Date.now() + 30_000
+      while (!id && Date.now() < deadline) {
+        const listed = await approver.ok('approvals.list', { status: 'pending' })
+        id = (listed.approvals as { id: string; event: string }[]).find((a) => a.event === 'a2a.send')?.id
+        if (!id) await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      expect(id).toBeDefined()
+      const resolved = await approver.ok('approvals.resolve', { id, action: 'approve', comment: 'fine' })
+      expect(resolved).toMatchObject({ status: 'approved' })
+      const answer = await held
+      expect(answer.error).toBeUndefined()
+      expect(JSON.stringify(answer.result)).toContain('Paris')
+      await gateway.stop()
+    } finally {
+      approver.close()
+      await store.close()
+      await served.stop()
+    }
+  }, 120_000)
 
   it('says at start-up that nobody can resolve asks with an in-memory store, and denies with that cause', async () => {
     const gateway = await gatewayWith(ASK, ':memory:')
