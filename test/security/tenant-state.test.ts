@@ -171,11 +171,18 @@ async function acs(url: string, tenant: Tenant, body: JsonObject): Promise<Loose
   return response.json()
 }
 
-function acsToolCall(tenant: Tenant, sessionId: string, tool: string): JsonObject {
+function acsToolCall(tenant: Tenant, sessionId: string, tool: string, turn?: string): JsonObject {
   return acsRequest(
     'steps/toolCallRequest',
     { tool: { id: tool }, arguments: {} },
-    { sessionId, key: ACS_KEY, params: { tenant_id: tenant.name } },
+    {
+      sessionId,
+      key: ACS_KEY,
+      params: {
+        tenant_id: tenant.name,
+        ...(turn ? { metadata: { agent_id: 'agent-1', session_id: sessionId, turn_id: turn } } : {}),
+      },
+    },
   )
 }
 
@@ -311,6 +318,33 @@ describe.each(backends)('tenant state on $backend', ({ backend, db: where }) => 
     expect(limited.result?.reason_codes).toContain('defer_limit')
     const theirs = await acs(warden.url, globex, acsToolCall(globex, session, 'deferred'))
     expect(theirs.result?.decision, JSON.stringify(theirs)).toBe('defer')
+  })
+
+  it('an ACS turn’s cap counts per tenant, session and turn', async (ctx) => {
+    skipWithoutDb(ctx)
+    const turn = `t-${randomUUID()}`
+    const [one, two] = [randomUUID(), randomUUID()]
+    for (const [tenant, session] of [
+      [acme, one],
+      [acme, two],
+      [globex, one],
+    ] as const) {
+      const hello = await acs(warden.url, tenant, clientHello(session, { tenant_id: tenant.name }))
+      expect(hello.result, JSON.stringify(hello)).toBeDefined()
+    }
+    expect((await acs(warden.url, acme, acsToolCall(acme, one, 'capped', turn))).result?.decision).toBe(
+      'allow',
+    )
+    const again = await acs(warden.url, acme, acsToolCall(acme, one, 'capped', turn))
+    expect(again.result?.decision, JSON.stringify(again)).toBe('deny')
+    expect(again.result?.reasoning).toContain('maxInvocationsPerTurn')
+    for (const [tenant, session] of [
+      [acme, two],
+      [globex, one],
+    ] as const) {
+      const own = await acs(warden.url, tenant, acsToolCall(tenant, session, 'capped', turn))
+      expect(own.result?.decision, JSON.stringify(own)).toBe('allow')
+    }
   })
 
   it('a global hook’s breaker tripped by one tenant’s failing traffic stays closed, and the hook on, for the other', async (ctx) => {
