@@ -150,6 +150,28 @@ describe('warden mcp --upstream (Streamable HTTP)', () => {
     ]).toContainEqual(progress)
   })
 
+  it('takes a posted JSON-RPC batch apart and answers each element, hooks included', async () => {
+    const transport = client.transport as StreamableHTTPClientTransport
+    const response = await fetch(gateway.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': String(transport.sessionId),
+        'mcp-protocol-version': String(transport.protocolVersion),
+      },
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 900, method: 'ping' },
+        { jsonrpc: '2.0', id: 901, method: 'tools/call', params: { name: 'get-env', arguments: {} } },
+      ]),
+    })
+    expect(response.status).toBe(200)
+    const text = await response.text()
+    const answers = [...text.matchAll(/^data: (.+)$/gm)].map((m) => JSON.parse(m[1] as string) as JsonObject)
+    expect(answers.find((a) => a.id === 900)).toMatchObject({ result: {} })
+    expect(JSON.stringify(answers.find((a) => a.id === 901))).toContain('env is private')
+  })
+
   it('refuses requests whose Host is not the loopback address it listens on', async () => {
     const status = await new Promise<number | undefined>((resolve, reject) => {
       const req = request(
