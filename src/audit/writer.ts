@@ -1,8 +1,10 @@
 // The audit writer: the engine's Recorder that writes every decision to the store. In
 // `async` mode (the default) decisions are queued and written in batches off the hot path,
 // at most `intervalMs` after they were decided; in `sync` mode `record` resolves only once
-// the row is committed (concurrent decisions share one transaction). A retried batch never
-// doubles a row; `close` writes everything still queued.
+// the row is committed (concurrent decisions share one transaction). A sync record that
+// times out has its blocking decision answered deny, and the trail says so: a row not yet
+// handed over is written as that deny, one already handed over is corrected to it once
+// written. A retried batch never doubles a row; `close` writes everything still queued.
 
 import {
   type DecisionRecord,
@@ -10,8 +12,9 @@ import {
   knownPayloadBytes,
   payloadBytes,
   type Recorder,
+  unrecordedReason,
 } from '../core/index.js'
-import type { AuditBatch, SecretBox, Store } from '../store/index.js'
+import type { AuditBatch, DecisionCorrection, SecretBox, Store } from '../store/index.js'
 import { type AuditRows, toAuditRows } from './rows.js'
 
 /** When rows are written. */
@@ -83,14 +86,32 @@ export const AUDIT_DEFAULTS = {
   syncTimeoutMs: 10_000,
 } as const
 
-function toBatch(entries: Pending[]): AuditBatch {
+function toBatch(entries: Pending[], corrections: DecisionCorrection[]): AuditBatch {
   const batch: AuditBatch = { decisions: [], executions: [], approvals: [] }
+  if (corrections.length > 0) batch.corrections = corrections
   for (const { rows } of entries) {
     batch.decisions.push(rows.decision)
     for (const execution of rows.executions) batch.executions.push(execution)
     if (rows.approval) batch.approvals.push(rows.approval)
   }
   return batch
+}
+
+/** The rows of a decision as the deny its caller got when its record timed out. */
+function answeredDeny(rows: AuditRows, correction: DecisionCorrection): AuditRows {
+  const output = { ...(rows.decision.output as Record<string, unknown>) }
+  delete output.payload
+  return {
+    ...rows,
+    decision: {
+      ...rows.decision,
+      decision: correction.decision,
+      reason: correction.reason,
+      reasonCode: correction.reasonCode,
+      decidingHooks: [],
+      output,
+    },
+  }
 }
 
 /** Creates an audit writer over a store. */
@@ -101,6 +122,8 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
   const maxQueue = Math.max(batchSize, options.maxQueue ?? AUDIT_DEFAULTS.maxQueue)
   const syncTimeoutMs = Math.max(1, options.syncTimeoutMs ?? AUDIT_DEFAULTS.syncTimeoutMs)
   let queue: Pending[] = []
+  /** Rows to set to what their callers were told, written with the next batch. */
+  let corrections: DecisionCorrection[] = []
   /** Decisions handed to the store and not yet committed. */
   let inFlight = 0
   let writing: Promise<void> | undefined
@@ -112,16 +135,19 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
     for (const entry of entries) held -= entry.bytes
   }
 
-  const timer = mode === 'async' ? setInterval(() => void drainOnce(), intervalMs) : undefined
-  timer?.unref?.()
+  // Sync mode writes as records arrive; its timer only retries what a timeout left behind.
+  const timer = setInterval(() => void drainOnce(), intervalMs)
+  timer.unref?.()
 
   async function writeBatch(): Promise<void> {
     const take = Math.min(queue.length, batchSize * CATCH_UP_BATCHES)
     const entries = queue.length <= take ? queue : queue.slice(0, take)
     queue = queue.length <= take ? [] : queue.slice(take)
+    const fixes = corrections
+    corrections = []
     inFlight += entries.length
     try {
-      await store.writeAudit(toBatch(entries))
+      await store.writeAudit(toBatch(entries, fixes))
       count += entries.length
       letGo(entries)
       for (const entry of entries) entry.done?.resolve()
@@ -132,6 +158,7 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
       for (const entry of waiting) entry.done?.reject(error)
       const retry = entries.filter((e) => !e.done)
       if (retry.length > 0) queue = [...retry, ...queue]
+      corrections = [...fixes, ...corrections]
       options.onError?.(error)
       throw error
     } finally {
@@ -146,7 +173,7 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
    */
   function drainOnce(): Promise<void> {
     if (writing) return writing
-    if (queue.length === 0) return Promise.resolve()
+    if (queue.length === 0 && corrections.length === 0) return Promise.resolve()
     writing = (async () => {
       try {
         await writeBatch()
@@ -203,14 +230,12 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
     }
     return new Promise<void>((resolve, reject) => {
       // A database that stops answering (a hung host, a partition) must not hold the
-      // decision forever: past the deadline it is refused, and dropped if not yet handed over.
+      // decision forever: past the deadline it is refused (a blocking one denied), and the
+      // row, still written later, says what the caller was told.
       const timer = setTimeout(() => {
-        const at = queue.indexOf(entry)
-        if (at >= 0) {
-          queue.splice(at, 1)
-          letGo([entry])
-        }
-        reject(new Error(`the audit write did not finish within ${syncTimeoutMs} ms`))
+        const message = `the audit write did not finish within ${syncTimeoutMs} ms`
+        timedOut(entry, record, message)
+        reject(new Error(message))
       }, syncTimeoutMs)
       timer.unref?.()
       const entry: Pending = {
@@ -233,9 +258,28 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
     })
   }
 
+  /**
+   * A sync record past its deadline: the entry is written later like an async one (retried,
+   * nobody waiting), as the deny its caller got when the decision blocks.
+   */
+  function timedOut(entry: Pending, record: DecisionRecord, message: string): void {
+    entry.done = undefined
+    const { decision } = record
+    if (!decision.blocking || decision.decision === 'deny') return
+    const correction: DecisionCorrection = {
+      id: decision.id,
+      decision: 'deny',
+      reason: unrecordedReason(message),
+      reasonCode: ['audit'],
+    }
+    entry.rows = answeredDeny(entry.rows, correction)
+    // Still queued: the row is written as the deny. Handed over: corrected once written.
+    if (!queue.includes(entry)) corrections.push(correction)
+  }
+
   async function flush(): Promise<void> {
     while (writing) await writing
-    while (queue.length > 0) await writeBatch()
+    while (queue.length > 0 || corrections.length > 0) await writeBatch()
   }
 
   return {
@@ -245,7 +289,7 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
     async close() {
       if (closed) return flush()
       closed = true
-      if (timer) clearInterval(timer)
+      clearInterval(timer)
       let attempts = 0
       for (;;) {
         try {

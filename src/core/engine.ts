@@ -90,7 +90,7 @@ export function createEngine(options: EngineOptions): Engine {
       return {
         ...decision,
         decision: 'deny',
-        reason: `the decision could not be recorded (${errorMessage(error)}), so the action is denied`,
+        reason: unrecordedReason(errorMessage(error)),
         reasonCode: ['audit'],
         payload: undefined,
       } as Decision
@@ -398,3 +398,11 @@ const EMPTY_CONTEXT: EventContext = Object.freeze({}) as EventContext
 
 /** The shared empty list of decisions no hook took part in (frozen: read-only). */
 const NONE = Object.freeze([]) as unknown as string[]
+
+/**
+ * The reason of the deny a blocking decision becomes when its record could not be written
+ * (the audit trail stores the same text for it).
+ */
+export function unrecordedReason(cause: string): string {
+  return `the decision could not be recorded (${cause}), so the action is denied`
+}

@@ -39,7 +39,7 @@ export {
   withToolInput,
   withToolOutput,
 } from './decision.js'
-export { createEngine } from './engine.js'
+export { createEngine, unrecordedReason } from './engine.js'
 export type {
   DecisionRecord,
   DispatchInput,

@@ -89,9 +89,24 @@ export class AuditRepo {
     private readonly writeRows: AuditRowWriter,
   ) {}
 
-  /** Writes a batch; its approvals are upserted (announcing `approvals`) after the rest. */
+  /**
+   * Writes a batch; its approvals are upserted (announcing `approvals`) after the rest, then
+   * its corrections are applied.
+   */
   async write(batch: AuditBatch): Promise<void> {
     if (batch.decisions.length + batch.executions.length > 0) await this.writeRows(batch)
+    if (batch.corrections && batch.corrections.length > 0) {
+      const corrections = batch.corrections
+      await this.db.transaction().execute(async (trx) => {
+        for (const c of corrections) {
+          await trx
+            .updateTable('decisions')
+            .set({ decision: c.decision, reason: c.reason, reason_code: JSON.stringify(c.reasonCode) })
+            .where('id', '=', c.id)
+            .execute()
+        }
+      })
+    }
     if (batch.approvals.length > 0) {
       await this.db.transaction().execute(async (trx) => {
         await upsertApprovals(trx, batch.approvals)

@@ -22,6 +22,7 @@ export type {
   ChangeKind,
   ChangeQuery,
   ChangeRow,
+  DecisionCorrection,
   DecisionDetail,
   DecisionQuery,
   DecisionRow,

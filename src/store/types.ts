@@ -252,11 +252,24 @@ export interface ExecutionPage {
   next?: string
 }
 
+/**
+ * What the caller was told instead of what a written decision row says: a blocking decision
+ * whose record timed out was answered deny, and its row (written late) is set to that deny.
+ */
+export interface DecisionCorrection {
+  id: string
+  decision: string
+  reason: string
+  reasonCode: string[]
+}
+
 /** A batch the audit writer hands over in one transaction. */
 export interface AuditBatch {
   decisions: DecisionRow[]
   executions: ExecutionRow[]
   approvals: ApprovalRow[]
+  /** Applied after the rows are written (rows of earlier batches included). */
+  corrections?: DecisionCorrection[]
 }
 
 /** Filters of {@link Store.listDecisions}. */

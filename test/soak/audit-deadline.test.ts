@@ -1,8 +1,9 @@
 // What the soak's postgres-freeze found, held in a quick test: in sync mode a database that
 // stops answering does not hold decisions forever. A real SQLite store whose writes are held
 // back (as a frozen server would hold them) makes dispatch deny once the writer's deadline
-// passes, naming the cause; a decision still queued then is never written, and the writer
-// works again once the store answers.
+// passes, naming the cause; once the store answers, both rows are written as the deny their
+// callers were told (the one already handed over is corrected, the queued one written so),
+// and the writer works again.
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -57,9 +58,15 @@ it('sync: a store that stops answering is given up on after the deadline, and th
   const later = await engine.dispatch(exec('c'))
   expect(later.decision).toBe('allow')
   await writer.close()
-  // the batch handed over before the freeze ('a') commits when the store answers; 'b',
-  // refused while still queued, is never written; the later decision is
-  const ids = new Set((await store.listDecisions({ tenant: 'acme', limit: 10 })).map((d) => d.id))
-  expect(ids).toEqual(new Set([first.id, later.id]))
+  // the batch handed over before the freeze ('a') commits when the store answers and is then
+  // corrected to the deny; 'b', refused while still queued, is written as the deny; the
+  // later decision as it was
+  const rows = await store.listDecisions({ tenant: 'acme', limit: 10 })
+  const byId = new Map(rows.map((d) => [d.id, d]))
+  expect(new Set(byId.keys())).toEqual(new Set([first.id, second.id, later.id]))
+  for (const told of [first, second]) {
+    expect(byId.get(told.id)).toMatchObject({ decision: 'deny', reason: told.reason, reasonCode: ['audit'] })
+  }
+  expect(byId.get(later.id)?.decision).toBe('allow')
   await store.close()
 })
