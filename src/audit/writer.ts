@@ -65,6 +65,15 @@ export interface AuditWriter extends Recorder {
   heldBytes(): number
   /** Decisions written since start. */
   written(): number
+  /**
+   * Sets a decision's row to the answer its caller was actually given (written with the next
+   * batch, after the row itself).
+   */
+  correct(correction: DecisionCorrection): void
+  /** The longest a sync `record` waits for its row, in ms. */
+  readonly syncTimeoutMs: number
+  /** Decisions that may wait before records are refused. */
+  readonly maxQueue: number
 }
 
 interface Pending {
@@ -309,6 +318,12 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
     queueDepth: () => queue.length + inFlight,
     heldBytes: () => held,
     written: () => count,
+    syncTimeoutMs,
+    maxQueue,
+    correct(correction) {
+      corrections.push(correction)
+      schedule()
+    },
   }
 }
 

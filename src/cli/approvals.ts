@@ -4,14 +4,14 @@
 
 import { randomUUID } from 'node:crypto'
 import { userInfo } from 'node:os'
-import type { ApprovalRow, ApprovalStatus, Store } from '../store/index.js'
+import { type ApprovalRow, type ApprovalStatus, alreadySettled, type Store } from '../store/index.js'
 import { parseArgs } from './args.js'
 import { openConfiguredStore } from './decisions.js'
 import type { CliIo } from './io.js'
 
 const HELP = `usage: warden approvals <list|approve|reject> [ID] [options]
 
-  warden approvals list [--status pending|approved|rejected|expired] [--tenant T] [--json]
+  warden approvals list [--status pending|approved|rejected|expired|abandoned] [--tenant T] [--json]
   warden approvals approve ID [--comment TEXT] [--by NAME]
   warden approvals reject ID [--comment TEXT] [--by NAME]
 
@@ -27,7 +27,7 @@ examples:
   warden approvals reject 3f2a9c1e-17 --comment "not on a Friday"
 `
 
-const STATUSES = new Set(['pending', 'approved', 'rejected', 'expired'])
+const STATUSES = new Set(['pending', 'approved', 'rejected', 'expired', 'abandoned'])
 
 function parse(args: string[]) {
   return parseArgs({
@@ -81,7 +81,9 @@ async function act(
 ): Promise<number> {
   if (action === 'list') {
     if (values.status !== undefined && !STATUSES.has(values.status)) {
-      throw new Error(`--status must be pending, approved, rejected or expired (got "${values.status}")`)
+      throw new Error(
+        `--status must be pending, approved, rejected, expired or abandoned (got "${values.status}")`,
+      )
     }
     const rows = await store.listApprovals({
       ...(values.status ? { status: values.status as ApprovalStatus } : {}),
@@ -104,7 +106,7 @@ async function act(
     return 1
   }
   if (!result.resolved) {
-    io.stderr(`warden approvals: approval "${id}" is already ${result.row.status}\n`)
+    io.stderr(`warden approvals: ${alreadySettled(result.row)}\n`)
     return 1
   }
   await store.recordChange({

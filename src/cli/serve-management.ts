@@ -107,6 +107,10 @@ export function setupManagement(setup: ManagementSetup): ManagementPlane | undef
       for (const sync of setup.persistence.syncs()) await sync.refresh()
     },
     expireAllAtStart: store.dialect === 'sqlite',
+    storeTimeoutMs: setup.persistence.writer.syncTimeoutMs,
+    ...(store.dialect === 'postgres' && setup.persistence.location
+      ? { clusterUrl: setup.persistence.location }
+      : {}),
     onError: setup.onError,
     ...(notify && client
       ? {

@@ -30,6 +30,7 @@ import {
   LISTEN_DEFAULTS,
   listen,
   longestHoldMs,
+  readinessPlugin,
   SERVER_DEFAULTS,
   uiPlugin,
 } from '../server/index.js'
@@ -287,7 +288,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   settleAfterBursts(inFlight)
   const app = await createServer({
     engine,
-    acs,
+    acs: {
+      ...acs,
+      ledgerTimeoutMs: persistence.writer.syncTimeoutMs,
+      onAnswerChanged: (correction) => persistence.writer.correct(correction),
+    },
     inFlight,
     timeouts: {
       holdMs: longestHoldMs(config?.limits ?? {}),
@@ -298,6 +303,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     ...(section.maxDepth ? { maxDepth: section.maxDepth } : {}),
     plugins: [
       metricsPlugin(persistence.metrics),
+      readinessPlugin({
+        ping: () => persistence.store.ping(),
+        queueDepth: () => persistence.writer.queueDepth(),
+        maxQueue: persistence.writer.maxQueue,
+      }),
       ...(plane ? [(app: FastifyInstance) => plane.plugin(app), uiPlugin] : []),
     ],
     ...(section.auth === 'token' && plane

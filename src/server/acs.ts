@@ -7,6 +7,7 @@ import type { Engine } from '../core/index.js'
 import {
   type AcsLedger,
   type AcsService,
+  type AcsServiceOptions,
   type AcsSettings,
   createAcsService,
   resolveAcsSettings,
@@ -26,6 +27,10 @@ export interface AcsRouteOptions {
   maxDepth?: number
   bodyLimitBytes: number
   onInternalError?: (error: unknown) => void
+  /** Longest wait for one ledger call before the failure posture answers (`audit.syncTimeoutMs`). */
+  ledgerTimeoutMs?: number
+  /** Told when an answer differs from the recorded decision (the audit writer corrects it). */
+  onAnswerChanged?: AcsServiceOptions['onAnswerChanged']
   /** Checks the caller like `/aos` does (`server.auth: token`). */
   authenticate?: (
     authorization: string | undefined,
@@ -46,6 +51,8 @@ export async function mountAcs(app: FastifyInstance, options: AcsRouteOptions): 
     ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
     ...(options.maxDepth ? { maxDepth: options.maxDepth } : {}),
     ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
+    ...(options.ledgerTimeoutMs ? { ledgerTimeoutMs: options.ledgerTimeoutMs } : {}),
+    ...(options.onAnswerChanged ? { onAnswerChanged: options.onAnswerChanged } : {}),
   })
   await app.register(async (scope) => {
     rawRpcScope(scope, options)

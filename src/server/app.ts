@@ -20,6 +20,7 @@ import {
   rpcError,
 } from '../protocols/index.js'
 import { type AcsRouteOptions, mountAcs } from './acs.js'
+import { callerScope } from './management/index.js'
 import { rawBody, rawRpcScope, refusedEncoding } from './rpc-scope.js'
 import { serverTimeouts, type TimeoutSettings } from './timeouts.js'
 
@@ -38,7 +39,7 @@ export interface ServerOptions {
   /** Reported by `ping` and `/healthz`. */
   version?: string
   /** `POST /acs` settings (signing keys, ledger); the route is always mounted. */
-  acs?: Pick<AcsRouteOptions, 'settings' | 'ledger'>
+  acs?: Pick<AcsRouteOptions, 'settings' | 'ledger' | 'ledgerTimeoutMs' | 'onAnswerChanged'>
   /** Routes other parts of Warden add. */
   plugins?: ServerPlugin[]
   /** Fastify's logger setting. Default off. */
@@ -78,6 +79,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...serverTimeouts(options.timeouts),
   })
   limitInFlight(app, options.inFlight ?? new InFlightLimiter())
+  // A held request knows when its caller goes away (an approval is then abandoned at once).
+  app.addHook('preValidation', callerScope)
   const service = createAosService({
     engine: options.engine,
     version,

@@ -92,6 +92,14 @@ export async function upsertApprovals(trx: Transaction<Database>, approvals: App
   }
 }
 
+/** Why a resolution came too late: the row is no longer pending (and, if abandoned, nobody waits). */
+export function alreadySettled(row: ApprovalRow): string {
+  if (row.status === 'abandoned') {
+    return `approval "${row.id}" was abandoned: ${row.reason ?? 'the caller is gone'}; nobody is waiting for this decision`
+  }
+  return `approval "${row.id}" is already ${row.status}`
+}
+
 /** Approval queries over one database. */
 export class ApprovalsRepo {
   constructor(

@@ -1,6 +1,7 @@
 // Persistence: the Store interface, its SQLite and PostgreSQL adapters over one query
 // layer, forward-only migrations, the change feed, shared breaker state and stored hooks.
 
+export { alreadySettled } from './approvals-repo.js'
 export type { StoreBreakerOptions } from './breaker.js'
 export { openStoreBreakerState, StoreBreakerState } from './breaker.js'
 export type { StoreErrorCode } from './errors.js'
@@ -33,6 +34,7 @@ export type {
   HookInput,
   HookScopeKind,
   HookSource,
+  InstanceRow,
   SecretBox,
   Store,
   StoredHook,

@@ -281,6 +281,22 @@ const breakerTenants: Migration = {
   },
 }
 
+/**
+ * 0008: running instances and their heartbeats, so that the approvals an instance held when
+ * it died are marked abandoned by the others.
+ */
+const instances: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('instances')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('started_at', 'bigint', (c) => c.notNull())
+      .addColumn('heartbeat_at', 'bigint', (c) => c.notNull())
+      .addColumn('topics', 'text', (c) => c.notNull().defaultTo('[]'))
+      .execute()
+  },
+}
+
 /** The migrations in order; names sort in the order they run. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -290,6 +306,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0004_acs': acsMigration(),
     '0005_hook_metadata': hookMetadata,
     '0007_breaker_tenants': breakerTenants,
+    '0008_instances': instances,
   }
 }
 

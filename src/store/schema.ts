@@ -161,7 +161,16 @@ export interface HookOverridesTable {
 }
 
 /** Every table of the schema. */
+/** Running instances and their heartbeats (0008_instances). */
+export interface InstancesTable {
+  id: string
+  started_at: number
+  heartbeat_at: number
+  topics: string
+}
+
 export interface Database {
+  instances: InstancesTable
   hooks: HooksTable
   decisions: DecisionsTable
   hook_executions: HookExecutionsTable

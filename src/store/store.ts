@@ -10,6 +10,7 @@ import { AuditRepo } from './audit-repo.js'
 import type { AuditRowWriter } from './audit-write.js'
 import { BreakersRepo } from './breakers-repo.js'
 import { announce, HooksRepo } from './hooks-repo.js'
+import { InstancesRepo } from './instances-repo.js'
 import { ManagementRepo } from './management-repo.js'
 import type { Database } from './schema.js'
 import type {
@@ -29,6 +30,7 @@ import type {
   ExecutionPage,
   ExecutionQuery,
   HookInput,
+  InstanceRow,
   SecretBox,
   Store,
   StoredHook,
@@ -65,6 +67,7 @@ export class KyselyStore implements Store {
   private readonly approvals: ApprovalsRepo
   private readonly management: ManagementRepo
   private readonly breakers: BreakersRepo
+  private readonly instances: InstancesRepo
   private readonly listeners = new Set<(kind: ChangeKind) => void>()
   private feed: Promise<() => Promise<void>> | undefined
   private timer: ReturnType<typeof setInterval> | undefined
@@ -83,6 +86,7 @@ export class KyselyStore implements Store {
     this.approvals = new ApprovalsRepo(db, options.dialect)
     this.breakers = new BreakersRepo(db, options.dialect)
     this.management = new ManagementRepo(db, options.dialect)
+    this.instances = new InstancesRepo(db, options.dialect)
   }
 
   putHook(hook: HookInput): Promise<StoredHook> {
@@ -139,6 +143,22 @@ export class KyselyStore implements Store {
     reason: string
   }): Promise<ApprovalRow[]> {
     return this.approvals.expire(filter)
+  }
+
+  beatInstance(row: InstanceRow): Promise<void> {
+    return this.instances.beat(row)
+  }
+  listInstances(since: number): Promise<InstanceRow[]> {
+    return this.instances.list(since)
+  }
+  removeInstance(id: string): Promise<void> {
+    return this.instances.remove(id)
+  }
+  abandonOrphanedApprovals(aliveSince: number, reason: string): Promise<ApprovalRow[]> {
+    return this.instances.abandonOrphans(aliveSince, reason)
+  }
+  ping(): Promise<void> {
+    return this.instances.ping()
   }
 
   listHookOverrides(): Promise<Map<string, boolean>> {

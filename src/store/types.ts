@@ -140,7 +140,7 @@ export interface DecisionDetail extends DecisionRow {
 }
 
 /** An approval of a held `ask`. */
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired'
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'abandoned'
 
 export interface ApprovalRow {
   id: string
@@ -170,7 +170,8 @@ export interface ApprovalRow {
 
 /** How a pending approval is resolved (see {@link Store.resolveApproval}). */
 export interface ApprovalResolution {
-  status: 'approved' | 'rejected' | 'expired'
+  /** `abandoned`: the caller is gone (its connection closed, or its instance died). */
+  status: 'approved' | 'rejected' | 'expired' | 'abandoned'
   resolution?: 'approve' | 'reject' | 'edit'
   decidedBy?: string
   reason?: string
@@ -318,6 +319,15 @@ export interface BudgetRow {
   limit?: number
 }
 
+/** A running instance as the others see it: its last heartbeat and what its `/ws` clients want. */
+export interface InstanceRow {
+  id: string
+  startedAt: number
+  heartbeatAt: number
+  /** The push topics its subscribers listen to. */
+  topics: string[]
+}
+
 /** What changed, as announced on the change feed. */
 export type ChangeKind = 'hooks' | 'breakers' | 'budgets' | 'tokens' | 'approvals'
 
@@ -368,6 +378,20 @@ export interface Store {
     instance?: string
     reason: string
   }): Promise<ApprovalRow[]>
+
+  /** Records an instance's heartbeat (and what its subscribers want). */
+  beatInstance(row: InstanceRow): Promise<void>
+  /** The instances whose last heartbeat is at or after `since`. */
+  listInstances(since: number): Promise<InstanceRow[]>
+  /** Forgets an instance (a clean shutdown). */
+  removeInstance(id: string): Promise<void>
+  /**
+   * Marks `abandoned` the pending approvals whose holding instance has no heartbeat at or
+   * after `aliveSince` (it died), announcing `approvals`. Returns the rows it changed.
+   */
+  abandonOrphanedApprovals(aliveSince: number, reason: string): Promise<ApprovalRow[]>
+  /** One round trip to the database; rejects when it cannot be reached. */
+  ping(): Promise<void>
 
   /** A hook's executions, newest first, cursor-paged. */
   listExecutions(query: ExecutionQuery): Promise<ExecutionPage>

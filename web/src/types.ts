@@ -130,7 +130,7 @@ export interface Approval {
   id: string
   decisionId: string
   tenant: string
-  status: 'pending' | 'approved' | 'rejected' | 'expired'
+  status: 'pending' | 'approved' | 'rejected' | 'expired' | 'abandoned'
   event?: string
   asks: { hook: string; reason: string }[]
   requestedAt: number

@@ -22,6 +22,7 @@ import { ACS_VERSION, type Negotiated, serverHello } from './handshake.js'
 import { jcsWithout } from './jcs.js'
 import { type AcsLedger, createChainAppender, createMemoryLedger, ReplayMemoryFull } from './ledger.js'
 import { acsMethod } from './methods.js'
+import { type AnswerCorrection, boundedLedger, LedgerUnavailable, postureAnswer } from './outage.js'
 import { type AcsSettings, settingsWith } from './settings.js'
 
 /** Settings of the ACS service; every one but the engine has a default. */
@@ -38,6 +39,13 @@ export interface AcsServiceOptions {
   /** The clock, in ms since the epoch. */
   now?: () => number
   onInternalError?: (error: unknown) => void
+  /**
+   * Longest wait for one ledger call (replay memory, session chain), in ms; past it the
+   * session's failure posture answers, naming the cause. Default `defaultTimeoutMs`.
+   */
+  ledgerTimeoutMs?: number
+  /** Told when the answer given differs from the recorded decision (so the record is corrected). */
+  onAnswerChanged?: (correction: AnswerCorrection) => void
 }
 
 /** Who sent the body, beyond the body itself. */
@@ -85,8 +93,11 @@ function tenantOf(params: JsonObject, caller: AcsCaller): string | undefined {
 export function createAcsService(options: AcsServiceOptions): AcsService {
   const { engine } = options
   const settings = options.settings ?? settingsWith()
-  const ledger = options.ledger ?? createMemoryLedger()
   const now = options.now ?? Date.now
+  const ledger = boundedLedger(
+    options.ledger ?? createMemoryLedger(),
+    options.ledgerTimeoutMs ?? settings.defaultTimeoutMs,
+  )
   const maxBatch = options.maxBatch ?? 100
   const maxDepth = options.maxDepth ?? 64
   const version = options.version ?? '0.1.0'
@@ -277,6 +288,22 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       deferralsExhausted: used >= settings.maxDeferralsPerSession,
     })
     if (deferred && result.decision === 'defer') remember(deferrals, deferralKey, used + 1)
+    try {
+      await chained(request, result, decision.id, recorded)
+    } catch (error) {
+      if (error instanceof LedgerUnavailable) error.decisionId = decision.id
+      throw error
+    }
+    return result
+  }
+
+  /** Checks the chain_hash sent (a mismatch denies) and appends the session's entry. */
+  async function chained(
+    request: AcsRequest,
+    result: JsonObject,
+    decisionId: string,
+    recorded: string,
+  ): Promise<void> {
     const head = request.chainHash === undefined ? undefined : await ledger.head(request.sessionId)
     if (request.chainHash !== undefined && request.chainHash !== head && result.decision !== 'deny') {
       result.decision = 'deny'
@@ -284,16 +311,31 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       result.reason_codes = ['chain_mismatch']
       delete result.modifications
       delete result.defer_details
+      if (recorded !== 'deny') {
+        options.onAnswerChanged?.({
+          id: decisionId,
+          decision: 'deny',
+          reason: result.reasoning,
+          reasonCode: ['chain_mismatch'],
+        })
+      }
     }
     result.chain_hash = await appendEntry(request.sessionId, {
       step_id: request.requestId,
       step_type: request.method,
       request_hash: request.requestHash ?? sha256Hex(jcsWithout(request.params, 'signature')),
       decision: String(result.decision),
-      decision_id: decision.id,
+      decision_id: decisionId,
       recorded_decision: recorded,
     })
-    return result
+  }
+
+  /** The failure posture's answer to a request whose ledger step failed. */
+  function ledgerFailed(id: string | number, request: AcsRequest, failure: LedgerUnavailable): JsonObject {
+    const answer = postureAnswer(settings, failure)
+    if ('error' in answer) return acsErrorResponse(id, answer.error)
+    if (answer.correction) options.onAnswerChanged?.(answer.correction)
+    return respond(request, answer.result)
   }
 
   function respond(
@@ -334,6 +376,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
         { type: 'final', decision: 'allow', payload },
       )
     }
+    let checked: AcsRequest | undefined
     try {
       if (shell.method === 'handshake/hello') {
         const { hello, negotiated } = serverHello(shell.params, engine, settings)
@@ -349,6 +392,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
         return respond({ id: shell.id, ...(sessionId ? { sessionId } : {}) }, hello)
       }
       const request = checkEnvelope(shell)
+      checked = request
       checkNegotiated(request, tenantOf(request.params, caller))
       checkTimestamp(request)
       const canonicalParams = jcsWithout(request.params, 'signature')
@@ -358,6 +402,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       return respond(request, await evaluate(request, caller))
     } catch (error) {
       if (error instanceof AcsError) return acsErrorResponse(shell.id, error)
+      if (error instanceof LedgerUnavailable && checked) return ledgerFailed(shell.id, checked, error)
       options.onInternalError?.(error)
       return acsErrorResponse(
         shell.id,

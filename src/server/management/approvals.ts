@@ -1,15 +1,20 @@
 // Approvals that a human resolves: an `ask` becomes a pending row in the store (event,
-// asking hooks, deadline), is pushed as `approval.requested` (and to the optional notify
-// webhook), and the request is held until someone resolves it on any instance or the
-// deadline passes. Resolution is an atomic update in the store, so of two approvers one
-// wins; the holding instance hears of it through the change feed (LISTEN/NOTIFY on
-// PostgreSQL) or at once when it resolved it itself.
+// asking hooks, deadline, holding instance), is pushed as `approval.requested` (and to the
+// optional notify webhook), and the request is held until someone resolves it on any
+// instance or the deadline passes. Resolution is an atomic update in the store, so of two
+// approvers one wins; the holding instance hears of it through the change feed
+// (LISTEN/NOTIFY on PostgreSQL) or at once when it resolved it itself. A row that cannot be
+// stored in time denies naming the cause; a caller whose connection closes has its approval
+// marked abandoned at once, and the instances' heartbeats (see presence.ts) abandon the
+// approvals of an instance that died.
 
 import { randomBytes } from 'node:crypto'
 import type { ApprovalAnswer, ApprovalRequest, Approver, JsonObject } from '../../core/index.js'
 import { errorMessage } from '../../core/index.js'
 import type { ApprovalResolution, ApprovalRow, Store } from '../../store/index.js'
+import { callerSignal } from './caller.js'
 import type { PushHub } from './hub.js'
+import { Presence } from './presence.js'
 
 /** How often pending approvals past their deadline are expired (any instance's). */
 const SWEEP_MS = 5_000
@@ -34,6 +39,17 @@ export interface ApprovalBrokerOptions {
   onError?: (error: Error) => void
   /** Expire every pending approval at start (one instance owns the database: SQLite). */
   expireAllAtStart?: boolean
+  /** Longest wait for the store to take a new approval, in ms (capped by the approval timeout). Default 10 000. */
+  storeTimeoutMs?: number
+}
+
+/** Runs a store call within `ms`, else rejects naming what did not happen. */
+function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: the database did not answer within ${ms} ms`)), ms)
+  })
+  return Promise.race([work, late]).finally(() => clearTimeout(timer))
 }
 
 /** An approval as the API shows it. */
@@ -68,6 +84,9 @@ function answerOf(row: ApprovalRow): ApprovalAnswer {
   if (row.status === 'expired') {
     return { outcome: 'reject', reason: `the approval expired: ${row.reason ?? 'no reason given'}` }
   }
+  if (row.status === 'abandoned') {
+    return { outcome: 'reject', reason: `the approval was abandoned: ${row.reason ?? 'the caller is gone'}` }
+  }
   return { outcome: 'reject', ...base }
 }
 
@@ -82,10 +101,21 @@ export class ApprovalBroker {
   private readonly unwatch: () => void
   private sweeper: ReturnType<typeof setInterval> | undefined
   private closed = false
+  /** This instance's heartbeat, and the sweep of approvals held by instances that died. */
+  readonly presence: Presence
 
   constructor(private readonly options: ApprovalBrokerOptions) {
     this.unwatch = options.store.watch((kind) => {
       if (kind === 'approvals' && this.waiting.size > 0) void this.collect()
+    })
+    this.presence = new Presence({
+      store: options.store,
+      instance: this.instance,
+      topics: () => options.hub.topics(),
+      onAbandoned: (rows) => {
+        for (const row of rows) this.settled(row)
+      },
+      ...(options.onError ? { onError: options.onError } : {}),
     })
   }
 
@@ -98,6 +128,7 @@ export class ApprovalBroker {
         : { deadlineBefore: Date.now(), reason: 'its deadline passed while no Warden held it' },
     )
     for (const row of expired) this.options.hub.publish('approval.resolved', row.tenant, approvalView(row))
+    await this.presence.start()
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_MS)
     this.sweeper.unref?.()
   }
@@ -124,12 +155,25 @@ export class ApprovalBroker {
       instance: this.instance,
     }
     const answer = new Promise<ApprovalAnswer>((resolve) => this.waiting.set(row.id, resolve))
+    const storing = store.putApproval(row)
+    const limit = Math.max(1, Math.min(this.options.storeTimeoutMs ?? 10_000, request.timeoutMs))
     try {
-      await store.putApproval(row)
+      await within(storing, limit, 'the approval could not be stored')
     } catch (error) {
-      // Not recorded, so nobody could resolve it: the engine denies, naming this failure.
+      // Not recorded, so nobody could resolve it: the engine denies, naming this failure. A
+      // row the database takes later is abandoned at once, so no approver sees it pending.
       this.waiting.delete(row.id)
-      throw new Error(`the approval could not be stored (${errorMessage(error)})`)
+      storing.then(
+        () =>
+          void this.abandon(
+            row.id,
+            'it was stored after its caller had been denied (the database was not answering)',
+          ),
+        () => undefined,
+      )
+      throw error instanceof Error && error.message.startsWith('the approval could not be stored')
+        ? error
+        : new Error(`the approval could not be stored (${errorMessage(error)})`)
     }
     const view = approvalView(row)
     hub.publish('approval.requested', tenant, view)
@@ -145,7 +189,21 @@ export class ApprovalBroker {
       () => void this.expire(row.id, `no decision within ${request.timeoutMs} ms`),
       { once: true },
     )
+    const caller = callerSignal()
+    if (caller) {
+      const gone = () => void this.abandon(row.id, 'the caller closed its connection before a decision')
+      if (caller.aborted) gone()
+      else caller.addEventListener('abort', gone, { once: true })
+    }
     return answer
+  }
+
+  /** Marks a pending approval abandoned (its caller is gone), releasing and pushing it. */
+  private async abandon(id: string, reason: string): Promise<void> {
+    const result = await this.options.store
+      .resolveApproval(id, { status: 'abandoned', reason, decidedAt: Date.now() })
+      .catch(() => undefined)
+    if (result?.resolved) this.settled(result.row)
   }
 
   /**
@@ -176,15 +234,21 @@ export class ApprovalBroker {
     this.closed = true
     this.unwatch()
     if (this.sweeper) clearInterval(this.sweeper)
-    if (this.waiting.size === 0) return
-    const rows = await this.options.store
-      .expireApprovals({ instance: this.instance, reason: 'Warden shut down while it was pending' })
-      .catch(() => [] as ApprovalRow[])
-    for (const row of rows) this.settled(row)
-    for (const [id, release] of this.waiting) {
-      this.waiting.delete(id)
-      release({ outcome: 'reject', reason: 'the approval expired: Warden shut down while it was pending' })
+    if (this.waiting.size > 0) {
+      const expiring = this.options.store.expireApprovals({
+        instance: this.instance,
+        reason: 'Warden shut down while it was pending',
+      })
+      const rows = await within(expiring, this.options.storeTimeoutMs ?? 10_000, 'expiring').catch(
+        () => [] as ApprovalRow[],
+      )
+      for (const row of rows) this.settled(row)
+      for (const [id, release] of this.waiting) {
+        this.waiting.delete(id)
+        release({ outcome: 'reject', reason: 'the approval expired: Warden shut down while it was pending' })
+      }
     }
+    await this.presence.stop()
   }
 
   /** Pending approvals held here. */

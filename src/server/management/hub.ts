@@ -3,6 +3,9 @@
 // `breaker.tripped`. A push reaches only connections whose token covers its tenant; each
 // push is serialised (and encoded) once however many connections get it; a connection
 // that does not read (its send buffer over the limit) loses pushes and is told how many.
+// With a relay (several instances on one database) each push made here is also handed to
+// the other instances, and theirs are delivered here; a push that several instances make
+// for the same change (an approval resolved, a hook changed) reaches a connection once.
 
 import type { Decision, DecisionRecord } from '../../core/index.js'
 import { eventFrame, type PushFilter } from './protocol.js'
@@ -67,10 +70,48 @@ function passes(filter: PushFilter, decision: Decision): boolean {
   return true
 }
 
+/** Hands pushes made here to the other instances. */
+export interface PushRelay {
+  /** Whether another instance has subscribers to the topic (decisions are only sent then). */
+  wanted(topic: PushTopic): boolean
+  send(topic: PushTopic, tenant: string, payload: unknown): void
+}
+
+/** Pushes remembered to drop the same change pushed again (by another instance). */
+const SEEN_LIMIT = 10_000
+
+/** What makes two pushes the same change, or undefined when every push is its own. */
+function changeKey(topic: PushTopic, payload: unknown): string | undefined {
+  const p = payload as Record<string, unknown>
+  switch (topic) {
+    case 'approval.requested':
+    case 'approval.resolved':
+      return `${topic}:${String(p.id)}:${String(p.status)}`
+    case 'hook.changed':
+      return `${topic}:${String(p.id)}:${String(p.change)}:${String(p.version)}:${String(p.enabled)}`
+    case 'breaker.tripped':
+      return `${topic}:${String(p.hookId)}:${String(p.openedAt)}`
+    default:
+      return undefined
+  }
+}
+
 /** Fans pushes out to subscribers. */
 export class PushHub {
   private readonly subscribers = new Set<Subscriber>()
   private readonly counts = new Map<PushTopic, number>()
+  private readonly seen = new Set<string>()
+  private relay: PushRelay | undefined
+
+  /** Connects the hub to the other instances (pushes made here go out, theirs come in). */
+  relayTo(relay: PushRelay | undefined): void {
+    this.relay = relay
+  }
+
+  /** The topics some connection here is subscribed to. */
+  topics(): PushTopic[] {
+    return [...this.counts.keys()]
+  }
 
   add(subscriber: Subscriber): void {
     this.subscribers.add(subscriber)
@@ -95,22 +136,74 @@ export class PushHub {
     return (this.counts.get(topic) ?? 0) > 0
   }
 
-  /** Pushes a decision to the connections whose filters and tenant it passes. */
+  /** True when someone here or on another instance listens to the topic. */
+  wantedAnywhere(topic: PushTopic): boolean {
+    return this.wants(topic) || this.relay?.wanted(topic) === true
+  }
+
+  /** Pushes a decision to the connections whose filters and tenant it passes (here and elsewhere). */
   publishDecision(record: DecisionRecord): void {
-    if (!this.wants('decision')) return
     const tenant = typeof record.event.context.tenantId === 'string' ? record.event.context.tenantId : ''
+    let summary: Record<string, unknown> | undefined
+    if (this.relay?.wanted('decision')) {
+      summary = decisionSummary(record)
+      this.relay.send('decision', tenant, summary)
+    }
+    if (!this.wants('decision')) return
     let frame: Buffer | undefined
     for (const s of this.subscribers) {
       const filter = s.topics.get('decision')
       if (!filter || (s.tenant !== undefined && s.tenant !== tenant)) continue
       if (!passes(filter, record.decision)) continue
-      frame ??= Buffer.from(eventFrame('decision', decisionSummary(record)))
+      frame ??= Buffer.from(eventFrame('decision', summary ?? decisionSummary(record)))
       this.deliver(s, frame)
     }
   }
 
-  /** Pushes a non-decision event; `tenant` "" means global (master tokens only). */
+  /** Pushes a non-decision event here and to the other instances; `tenant` "" means global. */
   publish(topic: Exclude<PushTopic, 'decision'>, tenant: string, payload: unknown): void {
+    if (this.repeated(topic, payload)) return
+    this.relay?.send(topic, tenant, payload)
+    this.local(topic, tenant, payload)
+  }
+
+  /** Delivers a push another instance made (to the connections here only). */
+  receive(topic: PushTopic, tenant: string, payload: unknown): void {
+    if (topic === 'decision') {
+      this.deliverDecision(tenant, payload as Record<string, unknown>)
+      return
+    }
+    if (this.repeated(topic, payload)) return
+    this.local(topic, tenant, payload)
+  }
+
+  /** True when the same change was pushed before (remembered for the last 10 000). */
+  private repeated(topic: PushTopic, payload: unknown): boolean {
+    const key = changeKey(topic, payload)
+    if (key === undefined) return false
+    if (this.seen.has(key)) return true
+    this.seen.add(key)
+    if (this.seen.size > SEEN_LIMIT) {
+      const oldest = this.seen.values().next().value
+      if (oldest !== undefined) this.seen.delete(oldest)
+    }
+    return false
+  }
+
+  private deliverDecision(tenant: string, summary: Record<string, unknown>): void {
+    if (!this.wants('decision')) return
+    const decision = { event: summary.event, decision: summary.decision } as Decision
+    let frame: Buffer | undefined
+    for (const s of this.subscribers) {
+      const filter = s.topics.get('decision')
+      if (!filter || (s.tenant !== undefined && s.tenant !== tenant)) continue
+      if (!passes(filter, decision)) continue
+      frame ??= Buffer.from(eventFrame('decision', summary))
+      this.deliver(s, frame)
+    }
+  }
+
+  private local(topic: PushTopic, tenant: string, payload: unknown): void {
     if (!this.wants(topic)) return
     let frame: Buffer | undefined
     for (const s of this.subscribers) {

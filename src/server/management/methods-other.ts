@@ -5,6 +5,7 @@
 import { z } from 'zod'
 import { formatReplay, replayDecision } from '../../audit/index.js'
 import { CANONICAL_EVENTS, type JsonObject } from '../../core/index.js'
+import { alreadySettled } from '../../store/index.js'
 import { approvalView } from './approvals.js'
 import type { PlaneContext } from './context.js'
 import { PUSH_TOPICS } from './hub.js'
@@ -147,7 +148,7 @@ export function otherMethods(
     'approvals.list': method({
       params: z
         .object({
-          status: z.enum(['pending', 'approved', 'rejected', 'expired']).optional(),
+          status: z.enum(['pending', 'approved', 'rejected', 'expired', 'abandoned']).optional(),
           tenant: z.string().optional(),
           limit,
           cursor: id.optional(),
@@ -210,7 +211,7 @@ export function otherMethods(
         )
         if (!result) throw new ApiError('not-found', `no approval "${p.id}"`, 'id')
         if (!result.resolved) {
-          throw new ApiError('conflict', `approval "${p.id}" is already ${result.row.status}`, 'id')
+          throw new ApiError('conflict', alreadySettled(result.row), 'id')
         }
         return approvalView(result.row)
       },

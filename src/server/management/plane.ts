@@ -1,13 +1,15 @@
 // The management plane put together for `warden serve`: access tokens, the `/ws` API,
 // the approval broker (the engine's approver), decision and breaker pushes (the engine's
 // recorder is wrapped), toggles of file hooks kept in the store, and `hook.changed`
-// pushes whenever the live engine's hooks change, here or on another instance.
+// pushes whenever the live engine's hooks change, here or on another instance. On
+// PostgreSQL every push also reaches the `/ws` clients of the other instances.
 
 import type { FastifyInstance } from 'fastify'
 import type { Approver, Engine, Recorder } from '../../core/index.js'
 import { errorMessage } from '../../core/index.js'
 import type { Store } from '../../store/index.js'
 import { ApprovalBroker } from './approvals.js'
+import { type ClusterBus, startClusterBus } from './cluster-bus.js'
 import { MANAGEMENT_DEFAULTS, type ManagementSettings, type PlaneContext } from './context.js'
 import { PushHub } from './hub.js'
 import { hookMethods } from './methods-hooks.js'
@@ -29,6 +31,10 @@ export interface ManagementPlaneOptions {
   notify?: (approval: Record<string, unknown>) => Promise<void>
   /** Expire every pending approval at start (SQLite: this is the only instance). */
   expireAllAtStart?: boolean
+  /** The PostgreSQL URL the instances share: pushes are relayed between them through it. */
+  clusterUrl?: string
+  /** Longest wait for the store to take a new approval, in ms (`audit.syncTimeoutMs`). */
+  storeTimeoutMs?: number
   onError?: (error: Error) => void
 }
 
@@ -70,7 +76,9 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
     ...(options.notify ? { notify: options.notify } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.expireAllAtStart ? { expireAllAtStart: true } : {}),
+    ...(options.storeTimeoutMs ? { storeTimeoutMs: options.storeTimeoutMs } : {}),
   })
+  let bus: ClusterBus | undefined
   let engine: Engine | undefined
   let handlerTypes: string[] = []
   let snapshot = new Map<string, string>()
@@ -179,7 +187,7 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
       return {
         record(record) {
           const written = inner.record(record)
-          if (!hub.wants('decision')) return written
+          if (!hub.wantedAnywhere('decision')) return written
           if (written) return written.then(() => hub.publishDecision(record))
           hub.publishDecision(record)
           return undefined
@@ -200,6 +208,15 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
         if (kind === 'hooks') void refresh()
       })
       await broker.start()
+      if (options.clusterUrl) {
+        bus = await startClusterBus({
+          url: options.clusterUrl,
+          instance: broker.instance,
+          hub,
+          wanted: (topic) => broker.presence.peers().some((peer) => peer.topics.includes(topic)),
+          ...(options.onError ? { onError: options.onError } : {}),
+        })
+      }
     },
     async plugin(app) {
       stopSocket = await managementSocket(app, {
@@ -227,6 +244,7 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
       unwatch?.()
       stopSocket?.()
       await broker.close()
+      await bus?.stop()
       authority.close()
     },
   }

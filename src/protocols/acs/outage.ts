@@ -1,0 +1,94 @@
+// What `/acs` answers when its ledger (replay memory and session chains, on the store's
+// database) fails or stops answering: every ledger call is bounded, and a request whose
+// ledger step failed gets the session's failure posture with the cause in the answer —
+// `deny` answers a signed deny naming it, `proceed` an internal error naming it (the agent
+// then proceeds, as its posture says). A decision already made and recorded is corrected
+// to the answer given, so the audit trail says what the caller was told.
+
+import type { JsonObject } from '../../core/index.js'
+import { errorMessage } from '../../core/index.js'
+import { ACS_ERRORS, AcsError } from './errors.js'
+import { type AcsLedger, ReplayMemoryFull } from './ledger.js'
+import type { AcsSettings } from './settings.js'
+
+/** The ledger did not answer in time, or failed: the request cannot be checked or chained. */
+export class LedgerUnavailable extends Error {
+  override readonly name = 'LedgerUnavailable'
+  /** The engine's decision, when the failure came after it was made. */
+  decisionId: string | undefined
+}
+
+/** A recorded decision set to what its caller was told instead. */
+export interface AnswerCorrection {
+  id: string
+  decision: string
+  reason: string
+  reasonCode: string[]
+}
+
+/** Runs one ledger call within `timeoutMs`, turning its failure into {@link LedgerUnavailable}. */
+async function bounded<T>(what: string, timeoutMs: number, call: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new LedgerUnavailable(
+            `the ACS ledger (${what}) did not answer within ${timeoutMs} ms: the database is not answering`,
+          ),
+        ),
+      timeoutMs,
+    )
+  })
+  try {
+    return await Promise.race([call(), late])
+  } catch (error) {
+    if (error instanceof LedgerUnavailable || error instanceof ReplayMemoryFull) throw error
+    throw new LedgerUnavailable(`the ACS ledger (${what}) failed: ${errorMessage(error)}`)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** The ledger with every call bounded by `timeoutMs` (a failure is a {@link LedgerUnavailable}). */
+export function boundedLedger(ledger: AcsLedger, timeoutMs: number): AcsLedger {
+  return {
+    remember: (key, expiresAt, now) =>
+      bounded('replay memory', timeoutMs, () => ledger.remember(key, expiresAt, now)),
+    head: (sessionId) => bounded('session chain', timeoutMs, () => ledger.head(sessionId)),
+    append: (sessionId, entry) => bounded('session chain', timeoutMs, () => ledger.append(sessionId, entry)),
+    entries: (sessionId) => bounded('session chain', timeoutMs, () => ledger.entries(sessionId)),
+  }
+}
+
+/**
+ * The session's failure posture for a ledger failure: a deny result naming the cause, or
+ * (posture `proceed`) an error naming it.
+ */
+export function postureAnswer(
+  settings: Pick<AcsSettings, 'onDecisionFailure'>,
+  failure: LedgerUnavailable,
+): { result: JsonObject; correction?: AnswerCorrection } | { error: AcsError } {
+  if (settings.onDecisionFailure === 'proceed') {
+    return {
+      error: new AcsError(
+        ACS_ERRORS.internal,
+        `${failure.message}; the request was not decided, so on_decision_failure (proceed) applies`,
+        { on_decision_failure: 'proceed' },
+      ),
+    }
+  }
+  const reason = `${failure.message}; on_decision_failure is deny, so the action is denied`
+  const result: JsonObject = {
+    type: 'final',
+    decision: 'deny',
+    reasoning: reason,
+    reason_codes: ['decision_failure'],
+  }
+  return failure.decisionId === undefined
+    ? { result }
+    : {
+        result,
+        correction: { id: failure.decisionId, decision: 'deny', reason, reasonCode: ['decision_failure'] },
+      }
+}
