@@ -86,11 +86,16 @@ describe.skipIf(!chromium)('the UI page: headers as the browser gets them', () =
     const blocked = await page.evaluate(
       (url) =>
         new Promise<string>((resolve) => {
-          document.addEventListener('securitypolicyviolation', (event) =>
-            resolve(`${event.violatedDirective} ${event.blockedURI}`),
-          )
+          const page = globalThis as unknown as {
+            document: { addEventListener(type: string, listener: (event: unknown) => void): void }
+            WebSocket: new (url: string) => { onopen: () => void }
+          }
+          page.document.addEventListener('securitypolicyviolation', (event) => {
+            const violation = event as { violatedDirective: string; blockedURI: string }
+            resolve(`${violation.violatedDirective} ${violation.blockedURI}`)
+          })
           try {
-            const socket = new WebSocket(`${url}/ws`)
+            const socket = new page.WebSocket(`${url}/ws`)
             socket.onopen = () => resolve('opened')
           } catch (error) {
             resolve(`threw ${String(error)}`)
