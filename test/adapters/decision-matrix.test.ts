@@ -18,7 +18,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { guardTools, wardenMiddleware } from '../../src/adapters/ai-sdk/index.js'
 import type { WardenBackend } from '../../src/adapters/backend.js'
-import { wardenCanUseTool, wardenHooks } from '../../src/adapters/claude-agent-sdk/index.js'
+import { toHookOutput, wardenCanUseTool, wardenHooks } from '../../src/adapters/claude-agent-sdk/index.js'
 import { createLoomRuntime } from '../../src/adapters/loom/index.js'
 import { guardMcpClient } from '../../src/adapters/mcp-client/index.js'
 import { wardenGuardrails } from '../../src/adapters/openai-agents/index.js'
@@ -370,4 +370,28 @@ describe('decision matrix: Claude Agent SDK (query streams its messages; there i
       }
     }, 60_000)
   }
+})
+
+describe('decision matrix: Claude Agent SDK events it cannot rewrite', () => {
+  it('a modify of a sub-agent start stops it with the cause; allow lets it start', () => {
+    const decision = (kind: 'allow' | 'modify') => ({
+      id: 'd-1',
+      event: 'subagent.start' as EventName,
+      decision: kind,
+      reason: 'matrix rewrote the task',
+      reasonCode: [],
+      additionalContext: [],
+      policies: [],
+      trace: [],
+      durationMs: 0,
+      blocking: true,
+      ...(kind === 'modify' ? { payload: { subagent: { name: 'x' } } } : {}),
+    })
+    expect(toHookOutput('SubagentStart', decision('modify'))).toEqual({
+      continue: false,
+      stopReason:
+        'Warden rewrote the sub-agent start, and the SDK cannot apply a rewrite there, so it was refused: matrix rewrote the task',
+    })
+    expect(toHookOutput('SubagentStart', decision('allow'))).toEqual({})
+  })
 })

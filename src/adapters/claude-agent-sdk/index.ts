@@ -282,6 +282,12 @@ export function toHookOutput(
       return specific('Stop', context)
     case 'SubagentStart':
       if (decision.decision === 'deny') return { continue: false, stopReason: decision.reason }
+      if (decision.decision === 'modify') {
+        return {
+          continue: false,
+          stopReason: `Warden rewrote the sub-agent start, and the SDK cannot apply a rewrite there, so it was refused: ${decision.reason}`,
+        }
+      }
       return specific('SubagentStart', context)
     case 'SessionStart':
     case 'PostToolUseFailure':
