@@ -87,10 +87,11 @@ describe('warden check with hook files, Claude Code settings and profiles', () =
     expect(run.stderr.trim()).toBe('destructive shell command refused (rm -rf): use a safer, scoped command')
   })
 
-  it('exits 1 naming the file when a hook file is broken', async () => {
+  it('refuses a blocking event (exit 2) naming the file when a hook file is broken', async () => {
     const dir = folder('broken', { 'bad.md': '---\nevent: tool.pre\nscript: |\n  def handle(:\n---\n' })
     const run = await runCli(['check', '--hooks', dir, rmEvent])
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(2)
+    expect(run.stdout).toBe('')
     expect(run.stderr).toMatch(/bad\.md:4:\d+: Starlark syntax error/)
   })
 
@@ -124,7 +125,7 @@ describe('warden check with hook files, Claude Code settings and profiles', () =
     const refused = await runCli(['check', '--profile', profile, rmEvent], {
       env: { ...process.env, WARDEN_ALLOW_COMMAND_HOOKS: '' },
     })
-    expect(refused.code).toBe(1)
+    expect(refused.code).toBe(2)
     expect(refused.stderr).toMatch(/WARDEN_ALLOW_COMMAND_HOOKS=1/)
   })
 
