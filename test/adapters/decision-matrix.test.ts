@@ -395,3 +395,25 @@ describe('decision matrix: Claude Agent SDK events it cannot rewrite', () => {
     expect(toHookOutput('SubagentStart', decision('allow'))).toEqual({})
   })
 })
+
+describe('decision matrix: Claude Agent SDK permission flow', () => {
+  it('a rewritten tool input is passed on without granting permission; an allow grants nothing', () => {
+    const decision = (kind: 'allow' | 'modify') => ({
+      id: 'd-2',
+      event: 'tool.pre' as EventName,
+      decision: kind,
+      reason: 'matrix rewrote the command',
+      reasonCode: [],
+      additionalContext: [],
+      policies: [],
+      trace: [],
+      durationMs: 0,
+      blocking: true,
+      ...(kind === 'modify' ? { payload: { tool: { name: 'Bash', input: { command: 'ls' } } } } : {}),
+    })
+    expect(toHookOutput('PreToolUse', decision('modify'))).toEqual({
+      hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command: 'ls' } },
+    })
+    expect(toHookOutput('PreToolUse', decision('allow'))).toEqual({})
+  })
+})

@@ -247,12 +247,7 @@ export function toHookOutput(
       const input = modifiedToolInput(decision)
       if (input) {
         return withContext(
-          {
-            hookEventName: 'PreToolUse',
-            permissionDecision: 'allow',
-            permissionDecisionReason: decision.reason,
-            updatedInput: input,
-          },
+          { hookEventName: 'PreToolUse', updatedInput: input },
           context,
         )
       }
