@@ -246,10 +246,7 @@ export function toHookOutput(
       }
       const input = modifiedToolInput(decision)
       if (input) {
-        return withContext(
-          { hookEventName: 'PreToolUse', updatedInput: input },
-          context,
-        )
+        return withContext({ hookEventName: 'PreToolUse', updatedInput: input }, context)
       }
       return context ? withContext({ hookEventName: 'PreToolUse' }, context) : {}
     }
