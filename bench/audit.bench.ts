@@ -1,6 +1,9 @@
 // Audit benchmarks: rows per second through the batched audit writer against a bare
 // multi-row INSERT of the same rows with the same driver (SQLite and PostgreSQL), and
-// /aos throughput with the audit trail on against off (interleaved in the same run).
+// /aos throughput with the audit trail on against off (interleaved in the same run). The
+// writer and the audited server run with `audit.redact` at its default (the built-in
+// patterns), as `warden serve` does; the cost of that redaction per decision is measured
+// against serialising the decision's input.
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -8,7 +11,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
-import { createAuditWriter, toAuditRows } from '../src/audit/index.js'
+import { createAuditWriter, createRedactor, redactingRecorder, toAuditRows } from '../src/audit/index.js'
 import { createEngine, type DecisionRecord } from '../src/index.js'
 import { createServer, listen } from '../src/server/index.js'
 import { decisionTuple, executionTuple } from '../src/store/audit-write.js'
@@ -54,9 +57,10 @@ async function records(count: number): Promise<DecisionRecord[]> {
 
 async function throughWriter(store: Store, input: DecisionRecord[]): Promise<number> {
   const writer = createAuditWriter(store, { batchSize: BATCH, intervalMs: 50 })
+  const recorder = redactingRecorder(createRedactor(undefined), writer)
   const start = performance.now()
   for (let i = 0; i < input.length; i++) {
-    writer.record(input[i] as DecisionRecord)
+    recorder.record(input[i] as DecisionRecord)
     if (i % BATCH === 0) await new Promise((r) => setImmediate(r))
   }
   await writer.close()
@@ -77,7 +81,7 @@ function placeholders(width: number, rows: number, dollar: boolean): string {
 const DECISION_COLS =
   'id,request_id,tenant,agent_id,session_id,event,decision,reason,reason_code,deciding_hooks,policies,duration_ms,blocking,input,output,trace_id,created_at'
 const EXECUTION_COLS =
-  'dedup_key,decision_id,tenant,hook_id,hook_ref,hook_name,hook_version,handler,decision,reason,duration_ms,error,error_sealed,error_kind,skipped,policy_id,policy_version,position,created_at'
+  'dedup_key,decision_id,tenant,hook_id,hook_ref,hook_name,hook_version,handler,decision,reason,duration_ms,error,error_sealed,error_kind,skipped,policy_id,policy_version,position,created_at,metadata'
 
 /** The same rows as bare multi-row INSERTs, one transaction per batch. */
 async function bare(
@@ -96,7 +100,7 @@ async function bare(
       decisions,
     )
     await run(
-      `insert into hook_executions (${EXECUTION_COLS}) values ${placeholders(19, executions.length / 19, dollar)}`,
+      `insert into hook_executions (${EXECUTION_COLS}) values ${placeholders(20, executions.length / 20, dollar)}`,
       executions,
     )
     await run('commit', [])
@@ -193,7 +197,7 @@ async function aosServer(store: Store | undefined): Promise<AosServer> {
   const writer = store ? createAuditWriter(store) : undefined
   const engine = createEngine({
     hooks: [{ name: 'guard', event: 'tool.pre', handler: { type: 'fn', fn: () => undefined } }],
-    ...(writer ? { recorder: writer } : {}),
+    ...(writer ? { recorder: redactingRecorder(createRedactor(undefined), writer) } : {}),
   })
   const app = await createServer({ engine })
   const url = await listen(app, { port: 0, host: '127.0.0.1' })
@@ -279,8 +283,46 @@ async function aos(): Promise<BenchResult> {
   }
 }
 
+/** Microseconds per decision of `fn` over the records (best of 5 passes). */
+function perRecord(input: DecisionRecord[], fn: (record: DecisionRecord) => unknown): number {
+  let best = Number.POSITIVE_INFINITY
+  for (let pass = 0; pass < 5; pass++) {
+    const start = performance.now()
+    for (const record of input) fn(record)
+    best = Math.min(best, ((performance.now() - start) * 1000) / input.length)
+  }
+  return best
+}
+
+/**
+ * What `audit.redact` (the defaults) costs per decision, against serialising the
+ * decision's input, which the writer does for every row anyway.
+ */
+function redaction(input: DecisionRecord[]): BenchResult {
+  const redactor = createRedactor(undefined)
+  if (!redactor) throw new Error('the default redactor is missing')
+  const value = perRecord(input, (r) => redactor.redact(r))
+  const baseline = perRecord(input, (r) => JSON.stringify(r.event))
+  const withKey = input.slice(0, 2000).map((r) => ({
+    ...r,
+    event: {
+      ...r.event,
+      payload: { tool: { name: 'exec', input: { cmd: 'aws s3 ls AKIAIOSFODNN7EXAMPLE' } } },
+    },
+  }))
+  return {
+    name: 'audit.redact (defaults) per clean decision vs JSON.stringify of its input',
+    value,
+    baseline,
+    unit: 'us',
+    goal: 'us <= 5',
+    pass: value <= 5,
+    extra: { 'us with an AWS key in the input': perRecord(withKey, (r) => redactor.redact(r)) },
+  }
+}
+
 /** Runs the audit benchmarks. */
 export default async function run(): Promise<BenchResult[]> {
   const input = await records(ROWS)
-  return [await sqlite(input), await postgres(input), await aos()]
+  return [redaction(input), await sqlite(input), await postgres(input), await aos()]
 }

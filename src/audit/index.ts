@@ -4,6 +4,14 @@
 export { auditOptionsFromSetting, auditSettingSchema } from './options.js'
 export type { Persistence, PersistenceOptions } from './persistence.js'
 export { openPersistence, secretBoxFrom } from './persistence.js'
+export type { Redactor, RedactRule } from './redact.js'
+export {
+  createRedactor,
+  DEFAULT_REDACT_RULES,
+  redactedMark,
+  redactingRecorder,
+  redactSettingSchema,
+} from './redact.js'
 export type { HookComparison, ReplayResult } from './replay.js'
 export { formatReplay, replayDecision } from './replay.js'
 export type { AuditRows, RowOptions } from './rows.js'

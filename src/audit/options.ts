@@ -1,9 +1,11 @@
 // The `audit:` setting of warden.yaml as writer options: `sync`, `async`, or
-// `{mode, batchSize, intervalMs, maxQueue, syncTimeoutMs}`. Checked again here so a caller that builds
+// `{mode, batchSize, intervalMs, maxQueue, syncTimeoutMs, redact}` (`redact` builds the
+// redactor, see redact.ts). Checked again here so a caller that builds
 // options by hand gets the same clear errors as one that loads a file.
 
 import { z } from 'zod'
 import { formatZodError } from '../core/index.js'
+import { redactSettingSchema } from './redact.js'
 import type { AuditOptions } from './writer.js'
 
 /** The accepted shapes of the `audit:` setting. */
@@ -16,6 +18,8 @@ export const auditSettingSchema = z.union([
       intervalMs: z.number().int().positive().max(60_000).optional(),
       maxQueue: z.number().int().positive().optional(),
       syncTimeoutMs: z.number().int().positive().max(600_000).optional(),
+      /** Read by {@link createRedactor}, not by the writer. */
+      redact: redactSettingSchema.optional(),
     })
     .strict(),
 ])

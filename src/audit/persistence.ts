@@ -22,6 +22,7 @@ import {
 } from '../store/index.js'
 import { createDropReporter, describeDrops } from './drops.js'
 import { auditOptionsFromSetting } from './options.js'
+import { createRedactor, type Redactor } from './redact.js'
 import { type AuditWriter, createAuditWriter } from './writer.js'
 
 /** Options of {@link openPersistence}. */
@@ -58,8 +59,13 @@ export interface Persistence {
   writer: AuditWriter
   breaker: StoreBreakerState
   metrics: WardenMetrics
-  /** The engine's recorder: audit trail and metrics. */
+  /** The engine's recorder: audit trail and metrics (hand it redacted records, see `redactor`). */
   recorder: Recorder
+  /**
+   * `audit.redact` (defaults on): wrap the outermost recorder with `redactingRecorder` so
+   * the audit rows, pushes and logs all get the redacted copy; undefined when it is off.
+   */
+  redactor: Redactor | undefined
   /** Registers stored hooks in the engine and follows changes. */
   attach(engine: Engine): Promise<HookSync>
   /** The syncs started by {@link Persistence.attach}. */
@@ -82,6 +88,11 @@ export async function openPersistence(options: PersistenceOptions = {}): Promise
   const env = options.env ?? process.env
   const config = options.config ?? {}
   const auditOptions = auditOptionsFromSetting(config.audit)
+  const redactor = createRedactor(
+    typeof config.audit === 'object' && config.audit !== null
+      ? (config.audit as { redact?: unknown }).redact
+      : undefined,
+  )
   const secrets = secretBoxFrom(env, options.cwd)
   const location = resolveDatabaseLocation({
     flag: options.db,
@@ -127,6 +138,7 @@ export async function openPersistence(options: PersistenceOptions = {}): Promise
     breaker,
     metrics,
     recorder: countedAsAnswered(writer, metrics.recorder),
+    redactor,
     async attach(engine) {
       const sync = await syncHooksFromStore(engine, store, { onError: report })
       syncs.push(sync)

@@ -7,7 +7,7 @@
 
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { openPersistence, type Persistence } from '../audit/index.js'
+import { openPersistence, type Persistence, redactingRecorder } from '../audit/index.js'
 import { type EventContext, errorMessage, type HookDefinition } from '../core/index.js'
 import { type A2aGateway, a2aLimits, startA2aGateway } from '../gateway/index.js'
 import { inFlightLimiterFor, registerInFlightMetrics, settleAfterBursts } from '../inflight/index.js'
@@ -141,7 +141,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     approvals = await gatewayApprovals(config, persistence, log)
     engine = traceEngine(
       buildEngine(config, {
-        recorder: persistence.recorder,
+        recorder: redactingRecorder(persistence.redactor, persistence.recorder),
         approver: approvals.approver,
         breaker: persistence.breaker,
         env: io.env,

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { openPersistence, type Persistence, secretBoxFrom } from '../audit/index.js'
+import { openPersistence, type Persistence, redactingRecorder, secretBoxFrom } from '../audit/index.js'
 import { DEFAULT_LIMITS, type HookDefinition } from '../core/index.js'
 import type { TokenLedger } from '../handlers/index.js'
 import {
@@ -218,7 +218,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     })
     const recorder = budget.recorder(plane ? plane.recorder(persistence.recorder) : persistence.recorder)
     engine = buildEngine(config, {
-      recorder: securityLogRecorder(logger, recorder, { disableOnTrip }),
+      // audit.redact: the audit rows, the /ws pushes and the security log get the redacted copy.
+      recorder: redactingRecorder(
+        persistence.redactor,
+        securityLogRecorder(logger, recorder, { disableOnTrip }),
+      ),
       ...(plane ? { approver: plane.approver, storedCommandHooks: allowCommandHooks === true } : {}),
       breaker: persistence.breaker,
       env: io.env,

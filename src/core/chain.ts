@@ -243,6 +243,7 @@ function* chainSteps(
     trace.outcome = verdict.type
     if (verdict.reason !== undefined) trace.reason = verdict.reason
     if (verdict.explicitAllow === true) trace.explicitAllow = true
+    if (verdict.redact) trace.redact = verdict.redact
     result.trace.push(trace)
     if (verdict.additionalContext) result.additionalContext.push(...verdict.additionalContext)
     if (hook.policy && verdict.type !== 'abstain') result.policies.push(hook.policy)

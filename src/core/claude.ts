@@ -129,7 +129,13 @@ export function parseHookOutput(
     else if (value !== undefined && value !== null)
       return { error: 'additionalContext must be a string or a list of strings' }
   }
-  const extra = context.length > 0 ? { additionalContext: context } : {}
+  const extra: { additionalContext?: string[]; redact?: string[] } =
+    context.length > 0 ? { additionalContext: context } : {}
+  if (output.redact !== undefined) {
+    if (!Array.isArray(output.redact) || !output.redact.every((v) => typeof v === 'string'))
+      return { error: 'redact must be a list of strings (the values the hook matched)' }
+    extra.redact = output.redact as string[]
+  }
 
   if (output.continue === false) {
     return {

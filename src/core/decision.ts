@@ -21,6 +21,8 @@ interface VerdictBase {
    * user. A plain allow means only "no objection".
    */
   explicitAllow?: boolean
+  /** Values the hook matched that must not be recorded (masked by `audit.redact`). */
+  redact?: string[]
 }
 
 /** What one hook answers. `abstain` is "no opinion" (Claude Code `defer`). */
@@ -92,6 +94,8 @@ export interface HookTrace {
   meta?: HookMeta
   /** The hook's allow or modify came with Claude Code's `permissionDecision: "allow"`. */
   explicitAllow?: true
+  /** Values the hook said it matched; masked wherever the decision is recorded, never stored. */
+  redact?: string[]
 }
 
 /** The engine's answer for one event. */
@@ -188,6 +192,12 @@ export function normalizeVerdict(answer: unknown, payload: JsonObject): Normaliz
     base.reasonCode = raw.reasonCode
   }
   if (raw.explicitAllow === true && (kind === 'allow' || kind === 'modify')) base.explicitAllow = true
+  if (raw.redact !== undefined) {
+    if (!Array.isArray(raw.redact) || !raw.redact.every((v) => typeof v === 'string')) {
+      return { ok: false, error: 'redact must be a list of strings (the values the hook matched)' }
+    }
+    base.redact = raw.redact
+  }
   switch (kind) {
     case 'allow':
     case 'approve':

@@ -21,6 +21,8 @@ export class ScriptDecision {
     readonly reason: string | undefined,
     /** The payload given to `modify`, in the event's view. */
     readonly payload?: JsonObject,
+    /** `block(reason, redact=[...])`: the values the script matched, kept out of the audit trail. */
+    readonly redact?: string[],
   ) {}
 }
 // Every decision is an opaque Starlark value of type `decision` (set once, on the prototype).
@@ -117,6 +119,15 @@ function httpCall(thread: Thread, request: HttpCall): HttpAnswer {
   throw new HttpSuspend()
 }
 
+/** `block(reason, redact=[...])`: a list of strings, or nothing. */
+function redactList(value: Value | undefined): string[] | undefined {
+  if (value === undefined || value === null) return undefined
+  const list = toJs(value)
+  if (!Array.isArray(list) || !list.every((v) => typeof v === 'string'))
+    throw new Error('block(reason, redact=...): redact must be a list of strings')
+  return list as string[]
+}
+
 function headersOf(value: Value | undefined): Record<string, string> {
   if (value === undefined || value === null) return {}
   const headers = toJs(value)
@@ -138,7 +149,16 @@ export function scriptGlobals(): Record<string, unknown> {
       (args) =>
         new ScriptDecision('allow', args[0] === undefined ? undefined : text(args[0], 'allow(reason)')),
     ),
-    block: builtin('block', (args) => new ScriptDecision('deny', text(args[0], 'block(reason)'))),
+    block: builtin(
+      'block',
+      (args, kw) =>
+        new ScriptDecision(
+          'deny',
+          text(args[0], 'block(reason)'),
+          undefined,
+          redactList(kw.redact ?? args[1]),
+        ),
+    ),
     ask: builtin('ask', (args) => new ScriptDecision('ask', text(args[0], 'ask(reason)'))),
     modify: builtin('modify', (args) => {
       const payload = toJson(toJs(args[0] ?? null))
@@ -274,7 +294,11 @@ export function verdictOf(decision: ScriptDecision, payload: JsonObject | undefi
     case 'allow':
       return decision.reason === undefined ? { type: 'allow' } : { type: 'allow', reason: decision.reason }
     case 'deny':
-      return { type: 'deny', reason: decision.reason ?? 'blocked by script' }
+      return {
+        type: 'deny',
+        reason: decision.reason ?? 'blocked by script',
+        ...(decision.redact ? { redact: decision.redact } : {}),
+      }
     case 'ask':
       return { type: 'ask', reason: decision.reason ?? 'the script asks for approval' }
     default:

@@ -1,7 +1,7 @@
 // Structured JSON logs (pino). Secrets never reach a log line: a value whose key names a
 // secret (authorization, password, token, api key, cookie, ...; any case, at any depth) is
-// replaced, and in every string (the message included) the password of a URL and a bearer
-// token are masked.
+// replaced, and in every string (the message included) the credentials and query values of
+// a URL and a bearer token are masked.
 
 import pino, { type DestinationStream, type Logger } from 'pino'
 
@@ -37,11 +37,35 @@ export const REDACTED_PATHS = [
 /** Deepest level of a log object that is looked into; below it values are dropped. */
 const MAX_DEPTH = 10
 
-/** Masks the password of URLs and bearer tokens in a string. */
+/** Masks each value of a URL's query (`?api_key=***&b=***`), names kept. */
+function maskQueryValues(url: string): string {
+  const at = url.indexOf('?')
+  if (at < 0) return url
+  const hash = url.indexOf('#', at)
+  const query = url.slice(at + 1, hash < 0 ? undefined : hash)
+  const masked = query
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=')
+      return eq < 0 ? (part === '' ? '' : '***') : `${part.slice(0, eq)}=***`
+    })
+    .join('&')
+  return `${url.slice(0, at + 1)}${masked}`
+}
+
+/**
+ * Masks the password (or the user name when it stands alone) and the query values of URLs,
+ * and bearer tokens, in a string.
+ */
 export function scrubText(text: string): string {
-  return text
-    .replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]*@/gi, '$1:***@')
-    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g, `$1 ${REDACTED}`)
+  let out = text
+  if (out.includes('://')) {
+    out = out
+      .replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]*@/gi, '$1:***@')
+      .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s:/@?#]+@/gi, '$1***@')
+      .replace(/\bhttps?:\/\/[^\s"'<>?]*\?[^\s"'<>]*/gi, maskQueryValues)
+  }
+  return out.replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g, `$1 ${REDACTED}`)
 }
 
 /** True when a key names a secret value. */

@@ -3,6 +3,7 @@
 
 import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
+import { RE2JS } from 're2js'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
 import { formatZodError, type HookDefinition, type Limits, WardenError } from '../core/index.js'
@@ -120,6 +121,38 @@ const a2aSchema = z
   })
   .strict()
 
+/** One `audit.redact` pattern: an RE2 expression (linear time), checked here. */
+const redactPattern = z.string({ error: 'must be a regular expression' }).superRefine((pattern, ctx) => {
+  if (pattern === '') {
+    ctx.addIssue({ code: 'custom', message: 'must not be empty' })
+    return
+  }
+  try {
+    RE2JS.compile(pattern)
+  } catch (error) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `is not a valid RE2 regular expression: ${(error as Error).message} (backreferences and lookaround are not supported)`,
+    })
+  }
+})
+
+/** `audit.redact`: false, a list of patterns, or { patterns, defaults, matched }. */
+const redactSchema = z.union(
+  [
+    z.literal(false),
+    z.array(redactPattern).max(64),
+    z
+      .object({
+        patterns: z.array(redactPattern).max(64).optional(),
+        defaults: z.boolean({ error: 'must be true or false' }).optional(),
+        matched: z.boolean({ error: 'must be true or false' }).optional(),
+      })
+      .strict(),
+  ],
+  { error: 'must be false, a list of patterns, or { patterns, defaults, matched }' },
+)
+
 const configSchema = z
   .object({
     hooks: z
@@ -141,10 +174,11 @@ const configSchema = z
               intervalMs: z.number().int().positive().max(60_000).optional(),
               maxQueue: z.number().int().positive().optional(),
               syncTimeoutMs: z.number().int().positive().max(600_000).optional(),
+              redact: redactSchema.optional(),
             })
             .strict(),
         ],
-        { error: 'must be "sync", "async" or {mode, batchSize, intervalMs, maxQueue}' },
+        { error: 'must be "sync", "async" or {mode, batchSize, intervalMs, maxQueue, redact}' },
       )
       .optional(),
     server: serverSchema.optional(),

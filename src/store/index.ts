@@ -11,7 +11,8 @@ export { loadHooksFromStore, syncHooksFromStore, toHookDefinition } from './hook
 export { migrations } from './migrations.js'
 export type { OpenStoreOptions } from './open.js'
 export { DEFAULT_SQLITE_PATH, openStore, redactLocation, resolveDatabaseLocation } from './open.js'
-export { isSecretKey, mapSecretValues } from './sealing.js'
+export type { SecretKind } from './sealing.js'
+export { isSecretKey, mapSecretValues, maskUrl, urlCarriesSecret } from './sealing.js'
 export type {
   ApprovalQuery,
   ApprovalResolution,

@@ -1,6 +1,8 @@
-// Secret values inside a hook's handler config (Authorization headers, tokens, API keys)
+// Secret values inside a hook's handler config (Authorization headers, tokens, API keys,
+// and URLs that carry credentials or a query, such as `https://x.example/h?api_key=...`)
 // are sealed before the config is written and opened when it is read back, so the
-// database never holds them in clear.
+// database never holds them in clear. URLs are shown with their credentials and query
+// values masked (`https://***@x.example/h?api_key=***`).
 
 import type { HandlerConfig } from '../core/index.js'
 import { StoreError } from './errors.js'
@@ -10,6 +12,9 @@ import type { SecretBox } from './types.js'
 const SECRET_KEY =
   /(authorization|password|passwd|secret|token|api[-_]?key|cookie|credential|private[-_]?key)/i
 
+/** Keys whose string values are URLs (`url`, `baseUrl`, `webhookUri`, ...). */
+const URL_KEY = /ur[il]$/i
+
 const SEALED = '$sealed'
 
 /** True when a key names a secret value. */
@@ -17,16 +22,58 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key)
 }
 
+/** What kind of secret a value found by {@link mapSecretValues} is. */
+export type SecretKind = 'secret' | 'url'
+
+/** True when a URL carries something secret: a user name, a password or a query. */
+export function urlCarriesSecret(text: string): boolean {
+  if (!text.includes('@') && !text.includes('?')) return false
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return false
+  }
+  return url.username !== '' || url.password !== '' || url.search.length > 1
+}
+
+/**
+ * A URL as it may be shown: credentials as `***`, each query value as `***` (names kept),
+ * the fragment dropped. A text that is not a URL is masked whole.
+ */
+export function maskUrl(text: string): string {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return '********'
+  }
+  const userinfo = url.username || url.password ? '***@' : ''
+  const query =
+    url.search.length > 1
+      ? `?${url.search
+          .slice(1)
+          .split('&')
+          .map((part) => {
+            const at = part.indexOf('=')
+            return at < 0 ? '***' : `${part.slice(0, at)}=***`
+          })
+          .join('&')}`
+      : ''
+  return `${url.protocol}//${userinfo}${url.host}${url.pathname}${query}`
+}
+
 /**
  * Replaces every secret value in a handler config by `{ $sealed: "..." }`.
  * @throws StoreError `secrets-unavailable` when there is a secret but no box to seal it.
  */
 export function sealConfig(config: HandlerConfig, box: SecretBox | undefined, hook: string): HandlerConfig {
-  return walk(config, '', (path, value) => {
+  return walk(config, '', (path, value, kind) => {
     if (!box) {
+      const what = kind === 'url' ? 'is a URL with credentials or a query, which' : 'looks like a secret and'
       throw new StoreError(
         'secrets-unavailable',
-        `hook "${hook}": handler${path} looks like a secret and cannot be stored in clear; configure Warden's secret key so it is stored encrypted`,
+        `hook "${hook}": handler${path} ${what} cannot be stored in clear; configure Warden's secret key so it is stored encrypted`,
       )
     }
     return { [SEALED]: box.seal(JSON.stringify(value)) }
@@ -55,27 +102,30 @@ export function openConfig(config: HandlerConfig, box: SecretBox | undefined, ho
  */
 export function mapSecretValues(
   config: unknown,
-  replace: (path: string, value: unknown) => unknown,
+  replace: (path: string, value: unknown, kind: SecretKind) => unknown,
 ): unknown {
   return walk(config, '', replace)
 }
 
 /**
- * Seals the strings under secret keys. Below a secret key that holds a mapping or a list
- * (`secretHeaders: {X-Signature: ...}`), every string is a secret, whatever its own key.
+ * Seals the strings under secret keys, and URLs with credentials or a query under URL keys.
+ * Below a secret key that holds a mapping or a list (`secretHeaders: {X-Signature: ...}`),
+ * every string is a secret, whatever its own key.
  */
 function walk(
   value: unknown,
   path: string,
-  seal: (path: string, value: unknown) => unknown,
-  underSecret = false,
+  seal: (path: string, value: unknown, kind: SecretKind) => unknown,
+  under: SecretKind | undefined = undefined,
 ): unknown {
-  if (underSecret && typeof value === 'string' && value !== '') return seal(path, value)
-  if (Array.isArray(value)) return value.map((v, i) => walk(v, `${path}[${i}]`, seal, underSecret))
+  if (under === 'secret' && typeof value === 'string' && value !== '') return seal(path, value, 'secret')
+  if (under === 'url' && typeof value === 'string' && urlCarriesSecret(value)) return seal(path, value, 'url')
+  if (Array.isArray(value)) return value.map((v, i) => walk(v, `${path}[${i}]`, seal, under))
   if (typeof value !== 'object' || value === null) return value
   const out: Record<string, unknown> = {}
   for (const [key, inner] of Object.entries(value)) {
-    out[key] = walk(inner, `${path}.${key}`, seal, underSecret || isSecretKey(key))
+    const kind = under === 'secret' || isSecretKey(key) ? 'secret' : URL_KEY.test(key) ? 'url' : undefined
+    out[key] = walk(inner, `${path}.${key}`, seal, kind)
   }
   return out
 }

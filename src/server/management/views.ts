@@ -1,22 +1,33 @@
 // How hooks look through the management API: stored (API) hooks and hooks from files in
-// one shape, with secret values masked (a masked value sent back unchanged keeps the
-// stored secret), the breaker state, and who may see what.
+// one shape, with secret values masked and URLs shown without their credentials and query
+// values (a masked value sent back unchanged keeps the stored one), the breaker state, and
+// who may see what.
 
 import type { BreakerTrip, HandlerConfig, HookDefinition, HookSpec } from '../../core/index.js'
-import { mapSecretValues, type StoredHook } from '../../store/index.js'
+import { mapSecretValues, maskUrl, type StoredHook } from '../../store/index.js'
 import type { Principal } from './tokens.js'
 
 /** What a secret value is shown as. */
 export const MASK = '********'
 
-/** A copy of a handler config with every secret value replaced by {@link MASK}. */
+/**
+ * A copy of a handler config with every secret value replaced by {@link MASK}, and every
+ * URL with credentials or a query shown masked (`https://***@host/path?key=***`).
+ */
 export function maskConfig(value: unknown): unknown {
-  return mapSecretValues(value, () => MASK)
+  return mapSecretValues(value, (_path, secret, kind) =>
+    kind === 'url' && typeof secret === 'string' ? maskUrl(secret) : MASK,
+  )
 }
 
-/** A new handler config where every {@link MASK} left as it was takes the stored value back. */
+/**
+ * A new handler config where every {@link MASK}, and every masked URL, left as it was
+ * takes the stored value back.
+ */
 export function unmaskConfig(next: unknown, stored: unknown): unknown {
   if (next === MASK) return typeof stored === 'string' ? stored : next
+  if (typeof next === 'string' && typeof stored === 'string' && next !== stored && next === maskUrl(stored))
+    return stored
   if (Array.isArray(next)) {
     return next.map((v, i) => unmaskConfig(v, Array.isArray(stored) ? stored[i] : undefined))
   }

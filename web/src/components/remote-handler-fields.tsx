@@ -19,11 +19,11 @@ export function EndpointFields(props: HandlerFieldsProps) {
         label={draft.type === 'http' ? 'Webhook URL' : 'Guardian URL'}
         wide
         error={errors['handler.url']}
-        hint={
+        hint={`${
           draft.type === 'http'
             ? 'The event is POSTed here as JSON.'
             : 'The remote Guardian’s AOS endpoint, e.g. http://127.0.0.1:7070/aos.'
-        }
+        } A stored URL shows its credentials and query values as ***: leave them as they are to keep the stored ones.`}
       >
         <input
           {...draftInput(props, 'url', 'handler-url')}
