@@ -11,7 +11,7 @@ import { RE2JS } from 're2js'
 import { errorMessage, WardenError } from './errors.js'
 
 /** The cost units one evaluation may use: a few milliseconds of work on a current core. */
-export const CEL_COST_LIMIT = 100_000
+export const CEL_COST_LIMIT = 50_000
 
 /** String (and bytes) characters that count as one cost unit. */
 const CHARS_PER_UNIT = 64
