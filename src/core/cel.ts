@@ -156,6 +156,13 @@ function instrument(root: CelNode, field: string): void {
   }
 }
 
+/** Adds `units` to the evaluation under way; checks the limit and the clock. */
+function chargeUnits(units: number): void {
+  const budget = current
+  budget.cost += units
+  if (budget.cost >= budget.nextCheck) checkpoint(budget)
+}
+
 /** Adds a value's cost to the evaluation under way; checks the limit and the clock. */
 function charge<T>(value: T): T {
   const budget = current
@@ -212,7 +219,8 @@ function matchesEvaluator(node: CelNode, field: string): NodeEvaluate {
       throw new Error(`matches() is called on ${describe(subject)}, not a string`)
     }
     const regex = pattern instanceof RE2JS ? pattern : cachedPattern(pattern)
-    charge(subject)
+    // RE2's time grows with the input times the pattern's size.
+    chargeUnits(1 + (subject.length * regex.pattern().length) / CHARS_PER_UNIT)
     return regex.test(subject)
   }
 }

@@ -97,10 +97,11 @@ describe('CEL evaluation is bounded', () => {
   })
 
   it('holds timeoutMs for an if: the clock is read every thousand cost units', async () => {
-    // A 2 ms timeout, well under what the cost limit allows, so the clock stops it.
-    const engine = engineWith([{ name: 'slow-if', if: nestedAll(7), timeoutMs: 2 }])
+    // RE2 matches in four nested all(): the 2 ms timeout comes long before the cost limit.
+    const slowIf = nestedAll(4).replace('x0 >= 0', () => "!tool_input.command.matches('^[a-z]*c$')")
+    const engine = engineWith([{ name: 'slow-if', if: slowIf, timeoutMs: 2 }])
     const started = performance.now()
-    const check = await engine.dispatch(toolEvent({ command: 'ls' }))
+    const check = await engine.dispatch(toolEvent({ command: 'a'.repeat(60) }))
     const took = performance.now() - started
     expect(check.decision).toBe('deny')
     expect(check.reason).toMatch(
