@@ -7,14 +7,7 @@
 
 import type { Engine, JsonObject } from '../../core/index.js'
 import { decodeBody, errorResponse, type RpcError } from '../aos/index.js'
-import {
-  deriveSessionKey,
-  HMAC_ALGORITHM,
-  hmacMatches,
-  requestSignedInput,
-  sha256Hex,
-  signEnvelope,
-} from './crypto.js'
+import { deriveSessionKey, sha256Hex, signEnvelope } from './crypto.js'
 import { decisionResult, deferReason } from './decisions.js'
 import { type AcsRequest, checkEnvelope, checkShell } from './envelope.js'
 import { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
@@ -23,6 +16,7 @@ import { jcsWithout } from './jcs.js'
 import { type AcsLedger, createChainAppender, createMemoryLedger, ReplayMemoryFull } from './ledger.js'
 import { acsMethod } from './methods.js'
 import { type AnswerCorrection, boundedLedger, LedgerUnavailable, postureAnswer } from './outage.js'
+import { signatureCheck, timestampCheck } from './request-checks.js'
 import { type AcsSettings, settingsWith } from './settings.js'
 
 /** Settings of the ACS service; every one but the engine has a default. */
@@ -162,60 +156,9 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     )
   }
 
-  function checkTimestamp(request: AcsRequest): void {
-    const skew = Math.abs(now() - request.timestamp)
-    if (skew > settings.skewWindowMs) {
-      throw new AcsError(
-        ACS_ERRORS.timestampOutOfWindow,
-        `timestamp is ${Math.round(skew / 1000)} s from the Guardian's clock, outside the ${settings.skewWindowMs} ms window; correct the clock and send a fresh request`,
-        { skew_window_ms: settings.skewWindowMs },
-      )
-    }
-  }
-
-  function checkSignature(request: AcsRequest, message: JsonObject, canonicalParams: string): void {
-    const signature = request.params.signature
-    if (signature === undefined) {
-      if (!settings.requireSignatures) return
-      throw new AcsError(
-        ACS_ERRORS.signatureInvalid,
-        'this Guardian requires signed requests: add params.signature {algorithm: "HMAC-SHA256", value, key_id}',
-      )
-    }
-    if (typeof signature !== 'object' || signature === null || Array.isArray(signature)) {
-      throw new AcsError(
-        ACS_ERRORS.signatureInvalid,
-        'params.signature must be an object {algorithm, value, key_id}',
-      )
-    }
-    const { algorithm, value, key_id: keyId } = signature as JsonObject
-    if (algorithm !== HMAC_ALGORITHM) {
-      throw new AcsError(
-        ACS_ERRORS.signatureInvalid,
-        `signature algorithm ${JSON.stringify(algorithm).slice(0, 40)} is not supported; sign with HMAC-SHA256`,
-      )
-    }
-    if (typeof value !== 'string' || typeof keyId !== 'string') {
-      throw new AcsError(
-        ACS_ERRORS.signatureInvalid,
-        'signature.value (base64) and signature.key_id (string) are required',
-      )
-    }
-    const t = now()
-    const key = settings.keys.find((k) => k.id === keyId && (k.notAfter === undefined || k.notAfter > t))
-    if (!key) {
-      throw new AcsError(
-        ACS_ERRORS.signatureInvalid,
-        `key_id ${JSON.stringify(keyId).slice(0, 80)} is not a current key of this Guardian; re-resolve the key id`,
-      )
-    }
-    if (!hmacMatches(keyFor(key, request.sessionId), requestSignedInput(message, canonicalParams), value)) {
-      throw new AcsError(
-        ACS_ERRORS.signatureInvalid,
-        'the signature does not match the RFC 8785 canonical envelope (without signature) under the session key; re-sign the request',
-      )
-    }
-  }
+  const checkTimestamp = (request: AcsRequest) => timestampCheck(request, settings, now())
+  const checkSignature = (request: AcsRequest, message: JsonObject, canonicalParams: string) =>
+    signatureCheck(request, message, canonicalParams, settings, now(), keyFor)
 
   /** Remembers an id; a replay memory that is full refuses the request, naming the cause. */
   async function rememberOnce(key: string, until: number, t: number): Promise<boolean> {
