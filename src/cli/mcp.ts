@@ -45,7 +45,7 @@ options:
       --max-in-flight N      HTTP mode: most requests with a body in flight; more get 503
                              (default 128 per CPU, 256 to 4096)
       --max-in-flight-bytes N  HTTP mode: most body bytes in flight; more get 503
-                             (default a 256th of memory, 16 to 64 MiB)
+                             (default a 1024th of memory, 8 to 32 MiB)
   -h, --help                 this text
 
 examples:

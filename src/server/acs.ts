@@ -60,7 +60,8 @@ export async function mountAcs(app: FastifyInstance, options: AcsRouteOptions): 
       if (refusedEncoding(request, reply)) return reply
       let tenant: string | undefined
       if (options.authenticate) {
-        const verdict = await options.authenticate(request.headers.authorization, request.query)
+        // The token travels in the Authorization header only, never in the URL (logged by proxies).
+        const verdict = await options.authenticate(request.headers.authorization, undefined)
         if ('error' in verdict) {
           const rpc = rpcError(RPC_ERRORS.invalidRequest, 'authorization', verdict.error)
           return reply.code(401).header('www-authenticate', 'Bearer').send(errorResponse(null, rpc))

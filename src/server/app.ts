@@ -131,7 +131,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       body: Buffer,
     ): Promise<FastifyReply> => {
       let tenant = request.headers['x-warden-tenant']
-      const verdict = await authenticate(request.headers.authorization, request.query)
+      // The token travels in the Authorization header only, never in the URL (logged by proxies).
+      const verdict = await authenticate(request.headers.authorization, undefined)
       if ('error' in verdict) {
         const rpc = rpcError(RPC_ERRORS.invalidRequest, 'authorization', verdict.error)
         return reply.code(401).header('www-authenticate', 'Bearer').send(errorResponse(null, rpc))
