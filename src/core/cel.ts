@@ -2,15 +2,17 @@
 // time, RE2 syntax such as `(?i)` and `\pL`) and every evaluation bounded. Each node of the
 // parsed expression is instrumented to charge its evaluation (one unit, plus the size of
 // the string, bytes or list it produced) against a cost limit, and the clock is read every
-// few thousand units against the hook's deadline; so a nested comprehension or a huge
+// 1,024 units against the hook's deadline; so a nested comprehension or a huge
 // concatenation stops with a clear cause instead of holding the event loop. A `matches()`
 // pattern written as a literal is compiled at load, so a bad one is a load-time error.
+// The instrumentation relies on how cel-js 8 evaluates its AST (each node's `evaluate`,
+// its `meta`); test/core/cel.test.ts fails if an upgrade changes that.
 
 import { Environment } from '@marcbachmann/cel-js'
 import { RE2JS } from 're2js'
 import { errorMessage, WardenError } from './errors.js'
 
-/** The cost units one evaluation may use: a few milliseconds of work on a current core. */
+/** The cost units one evaluation may use: about a millisecond of work on an idle core. */
 export const CEL_COST_LIMIT = 50_000
 
 /** String (and bytes) characters that count as one cost unit. */
