@@ -123,8 +123,10 @@ describe('several instances on one PostgreSQL', () => {
     clients.push(onA)
     // B's subscription reaches A with B's next heartbeat (every second).
     await sleep(2500)
-    const held = aos(a.url, toolCall('deploy', { target: 'prod' }))
+    // over NOTIFY's 8000-byte payload limit: sent in chunks and put together again
+    const held = aos(a.url, toolCall('deploy', { target: 'prod', notes: 'n'.repeat(20_000) }))
     const requested = await onB.push('approval.requested', (p) => p.status === 'pending', 8000)
+    expect(requested.input.payload.tool.input.notes).toHaveLength(20_000)
     await onA.ok('approvals.resolve', { id: requested.id, action: 'approve', comment: 'ok from A' })
     const resolved = await onB.push('approval.resolved', (p) => p.id === requested.id, 8000)
     expect(resolved.status).toBe('approved')
