@@ -197,7 +197,10 @@ async function load(url: string, path: string, bodies: (i: number) => Buffer, co
 async function overHttp(): Promise<{ aos: Round[]; acs: Round[] }> {
   const server = await startServer()
   const hello = async (sessionId: string) =>
-    fetch(`${server.url}/acs`, { method: 'POST', body: JSON.stringify(clientHello(sessionId)) })
+    fetch(`${server.url}/acs`, {
+      method: 'POST',
+      body: JSON.stringify(clientHello(sessionId, {}, { key: KEY })),
+    })
   try {
     const rounds = { aos: [] as Round[], acs: [] as Round[] }
     for (let round = -1; round < HTTP_ROUNDS; round++) {
@@ -241,7 +244,7 @@ async function inProcess(): Promise<{ aos: number; acs: number }> {
   let best = { aos: 0, acs: 0 }
   for (let round = 0; round < ROUNDS; round++) {
     const sessionId = randomUUID()
-    await acs.handle(clientHello(sessionId))
+    await acs.handle(clientHello(sessionId, {}, { key: KEY }))
     const signed = acsBodies([sessionId], REQUESTS)
     const aosBodies = Array.from({ length: REQUESTS }, () => AOS_BODY)
     const aosRate = await throughput(aosBodies, (b) => aos.handleBody(b, {}))

@@ -26,9 +26,14 @@ function expect(condition: unknown, message: string): void {
 
 const TOOL: JsonObject = { tool: { id: 'get_weather' }, arguments: { city: { value: 'Barcelona' } } }
 
+/** A handshake/hello for a new session, signed when the case has the key. */
+function helloFor(ctx: CaseContext, fields: JsonObject = {}, sessionId = randomUUID()): JsonObject {
+  return clientHello(sessionId, fields, ctx.key ? { key: ctx.key } : {})
+}
+
 async function session(ctx: CaseContext): Promise<string> {
   const sessionId = randomUUID()
-  const hello = await ctx.post(clientHello(sessionId))
+  const hello = await ctx.post(helloFor(ctx, {}, sessionId))
   expect(hello?.result, `handshake/hello failed: ${JSON.stringify(hello).slice(0, 200)}`)
   return sessionId
 }
@@ -52,7 +57,7 @@ export const CASES: ConformanceCase[] = [
     section: '§4',
     title: 'handshake/hello answers a ServerHello with negotiated_version of the same major',
     async run(ctx) {
-      const hello = await ctx.post(clientHello(randomUUID()))
+      const hello = await ctx.post(helloFor(ctx))
       expect(
         typeof hello?.result?.negotiated_version === 'string' &&
           hello.result.negotiated_version.startsWith('0.'),
@@ -66,7 +71,7 @@ export const CASES: ConformanceCase[] = [
     section: '§4 / §17.1',
     title: 'an unsupported major version is refused with -32001 UNSUPPORTED_VERSION',
     async run(ctx) {
-      const answer = await ctx.post(clientHello(randomUUID(), { acs_versions_supported: ['9.0.0'] }))
+      const answer = await ctx.post(helloFor(ctx, { acs_versions_supported: ['9.0.0'] }))
       expect(
         errorCode(answer) === -32001,
         `got ${JSON.stringify(answer?.error ?? answer?.result).slice(0, 120)}`,
@@ -77,7 +82,7 @@ export const CASES: ConformanceCase[] = [
     section: '§4',
     title: 'unknown ClientHello fields are ignored',
     async run(ctx) {
-      const answer = await ctx.post(clientHello(randomUUID(), { x_future_field: { a: 1 } }))
+      const answer = await ctx.post(helloFor(ctx, { x_future_field: { a: 1 } }))
       expect(answer?.result, 'the handshake failed on an unknown field')
     },
   },

@@ -73,6 +73,7 @@ export async function run(args: string[], io: CliIo, streams?: FrameStreams): Pr
     service = createAcsService({
       engine,
       settings,
+      transport: 'stdio',
       onInternalError: (e) => io.stderr(`warden acs: internal error: ${(e as Error).message}\n`),
     })
   } catch (error) {

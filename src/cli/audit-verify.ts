@@ -1,25 +1,65 @@
 // `warden audit verify --session ID`: recomputes an ACS session's hash chain from the store
-// (§8.2) and checks each entry against the audit record of its decision, saying where the
-// record was altered. Exit 0 intact, 2 altered, 1 error.
+// (§8.2), checks each entry against the audit record of its decision (a record that is
+// missing or says otherwise fails, naming the entry), and, given the head and the count the
+// agent recorded (--expect-head, --expect-count), catches a chain truncated or recomputed
+// after the fact. Exit 0 intact, 2 altered, 1 error.
 
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { verifyChain } from '../protocols/acs/index.js'
+import { type ChainEntry, verifyChain } from '../protocols/acs/index.js'
 import { openAcsLedger } from '../server/index.js'
 import { loadConfig } from '../sources/index.js'
 import { openStore, redactLocation, resolveDatabaseLocation } from '../store/index.js'
 import { parseArgs } from './args.js'
 import type { CliIo } from './io.js'
 
-const HELP = `usage: warden audit verify --session ID [--db URL] [--config warden.yaml]
+const HELP = `usage: warden audit verify --session ID [--expect-head HASH] [--expect-count N]
+                          [--db URL] [--config warden.yaml]
 
 Recomputes the ACS session chain (entry_hash = SHA-256(JCS(entry) || previous_hash)) and
-checks every entry's decision against its audit record. Exit 0 when intact, 2 when the
-record was altered (naming the first entry that does not verify), 1 on error.
+checks every entry's decision against its audit record; a missing record fails. With
+--expect-head (the last chain_hash the agent received) and --expect-count (the entries it
+expects), a chain that was truncated, extended or recomputed fails too. Exit 0 when intact,
+2 when the record was altered (naming the first entry that does not verify), 1 on error.
 
 example:
   warden audit verify --session 7c0e9f1a-2b1d-4c55-9a0e-3f1f0c1d2e3f --db .warden/warden.db
 `
+
+/** Why the chain does not end where the agent saw it end, or undefined when it does. */
+function expectationProblem(
+  entries: readonly ChainEntry[],
+  head: string | null,
+  expected: { head?: string; count?: number },
+): string | undefined {
+  if (expected.count !== undefined && entries.length !== expected.count) {
+    return `the chain holds ${entries.length} entries but ${expected.count} were expected (${entries.length < expected.count ? 'entries were removed' : 'entries were added'})`
+  }
+  if (expected.head !== undefined && head !== expected.head) {
+    const at = entries.findIndex((e) => e.entry_hash === expected.head)
+    return at < 0
+      ? `the chain ends at ${head ?? 'nothing'}, and the expected head ${expected.head} is not in it: the chain was rewritten or truncated`
+      : `the expected head is entry ${at + 1}, and ${entries.length - at - 1} entries follow it`
+  }
+  return undefined
+}
+
+/** Parses the expectations, or says which one is malformed. */
+function expectations(values: {
+  'expect-head'?: string
+  'expect-count'?: string
+}): { head?: string; count?: number } | string {
+  const head = values['expect-head']
+  if (head !== undefined && !/^[0-9a-f]{64}$/.test(head)) {
+    return '--expect-head must be a chain_hash: 64 lowercase hex characters'
+  }
+  const raw = values['expect-count']
+  const count = raw === undefined ? undefined : Number(raw)
+  if (count !== undefined && (!/^\d{1,9}$/.test(raw ?? '') || !Number.isSafeInteger(count))) {
+    return '--expect-count must be a whole number of entries, e.g. 4'
+  }
+  return { ...(head !== undefined ? { head } : {}), ...(count !== undefined ? { count } : {}) }
+}
 
 /** Runs `warden audit <subcommand>`. */
 export async function run(args: string[], io: CliIo): Promise<number> {
@@ -34,7 +74,14 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     )
     return 1
   }
-  let values: { session?: string; db?: string; config?: string; help?: boolean }
+  let values: {
+    session?: string
+    db?: string
+    config?: string
+    help?: boolean
+    'expect-head'?: string
+    'expect-count'?: string
+  }
   try {
     values = parseArgs({
       args: rest,
@@ -42,6 +89,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         session: { type: 'string' },
         db: { type: 'string' },
         config: { type: 'string' },
+        'expect-head': { type: 'string' },
+        'expect-count': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values
@@ -55,6 +104,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   if (!values.session) {
     io.stderr(`warden audit verify: --session ID is required\n\n${HELP}`)
+    return 1
+  }
+  const expected = expectations(values)
+  if (typeof expected === 'string') {
+    io.stderr(`warden audit verify: ${expected}\n\n${HELP}`)
     return 1
   }
   let location: string
@@ -88,10 +142,21 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       io.stdout(`ALTERED: session ${values.session}, ${verdict.problem} (entry ${verdict.entryId})\n`)
       return 2
     }
+    const short = expectationProblem(entries, verdict.head, expected)
+    if (short) {
+      io.stdout(`ALTERED: session ${values.session}, ${short}\n`)
+      return 2
+    }
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i] as (typeof entries)[number]
       const recorded = await store.getDecision(entry.decision_id)
-      if (recorded && recorded.decision !== entry.recorded_decision) {
+      if (!recorded) {
+        io.stdout(
+          `ALTERED: session ${values.session}, entry ${i + 1} (${entry.step_type}, step ${entry.step_id}) chained decision "${entry.recorded_decision}" but its audit record ${entry.decision_id} is missing\n`,
+        )
+        return 2
+      }
+      if (recorded.decision !== entry.recorded_decision) {
         io.stdout(
           `ALTERED: session ${values.session}, entry ${i + 1} (${entry.step_type}) chained decision "${entry.recorded_decision}" but audit record ${entry.decision_id} now says "${recorded.decision}"\n`,
         )

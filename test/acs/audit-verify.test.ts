@@ -62,7 +62,7 @@ async function session(location: string): Promise<string> {
   })
   const service = createAcsService({ engine, ledger, settings: settingsWith({ keys: [{ ...KEY }] }) })
   const sessionId = randomUUID()
-  await service.handle(clientHello(sessionId))
+  await service.handle(clientHello(sessionId, {}, { key: KEY }))
   for (const method of ['steps/sessionStart', 'steps/toolCallRequest', 'steps/sessionEnd']) {
     const payload: JsonObject =
       method === 'steps/toolCallRequest' ? { tool: { id: 'shell' }, arguments: {} } : {}
@@ -118,6 +118,56 @@ describe('§8.2 warden audit verify --session', () => {
     const changedChain = cliIo()
     expect(await audit(['verify', '--session', sessionId, '--db', file], changedChain.io)).toBe(2)
     expect(changedChain.out.stdout).toMatch(/entry 2 \(steps\/toolCallRequest.*content was altered/)
+  })
+
+  it('fails naming the entry when an audit record is missing, and catches truncation and extension with --expect-head and --expect-count', async () => {
+    const file = join(dir, 'acs-missing.db')
+    const sessionId = await session(file)
+    const verify = async (...extra: string[]) => {
+      const run = cliIo()
+      const code = await audit(['verify', '--session', sessionId, '--db', file, ...extra], run.io)
+      return { code, out: run.out.stdout, err: run.out.stderr }
+    }
+    const intact = await verify()
+    const head = /head ([0-9a-f]{64})/.exec(intact.out)?.[1] ?? ''
+    expect(head).toMatch(/^[0-9a-f]{64}$/)
+    expect((await verify('--expect-head', head, '--expect-count', '4')).code).toBe(0)
+
+    const more = await verify('--expect-count', '5')
+    expect(more.code).toBe(2)
+    expect(more.out).toMatch(/holds 4 entries but 5 were expected \(entries were removed\)/)
+    const bad = await verify('--expect-head', 'not-a-hash')
+    expect(bad.code).toBe(1)
+    expect(bad.err).toMatch(/--expect-head must be a chain_hash/)
+
+    const db = new BetterSqlite3(file)
+    const rows = db
+      .prepare('select seq, decision_id, entry from acs_chain where session_id = ? order by seq')
+      .all(sessionId) as { seq: number; decision_id: string; entry: string }[]
+    const deny = rows[1]
+    if (!deny) throw new Error('no second entry')
+    expect(JSON.parse(deny.entry).recorded_decision).toBe('deny')
+    db.prepare('delete from decisions where id = ?').run(deny.decision_id)
+    const missing = await verify()
+    expect(missing.code).toBe(2)
+    expect(missing.out).toContain(
+      `entry 2 (steps/toolCallRequest, step ${JSON.parse(deny.entry).step_id}) chained decision "deny" but its audit record ${deny.decision_id} is missing`,
+    )
+
+    // The last entry removed: the rest is still a valid chain, but not the one the agent saw.
+    db.prepare('delete from acs_chain where session_id = ? and seq = ?').run(sessionId, rows[3]?.seq)
+    db.close()
+    const truncated = await verify('--expect-head', head)
+    expect(truncated.code).toBe(2)
+    expect(truncated.out).toMatch(
+      /the expected head [0-9a-f]{64} is not in it: the chain was rewritten or truncated/,
+    )
+    const counted = await verify('--expect-count', '4')
+    expect(counted.code).toBe(2)
+    expect(counted.out).toMatch(/holds 3 entries but 4 were expected/)
+    const older = await verify('--expect-head', JSON.parse(rows[1]?.entry ?? '{}').entry_hash)
+    expect(older.code).toBe(2)
+    expect(older.out).toMatch(/the expected head is entry 2, and 1 entries follow it/)
   })
 
   it('on PostgreSQL: the chain and replay memory are shared, and the record verifies', async () => {

@@ -66,7 +66,7 @@ export async function startAcs(
     post,
     async session(extra: JsonObject = {}) {
       const sessionId = randomUUID()
-      const hello = await post(clientHello(sessionId, extra))
+      const hello = await post(clientHello(sessionId, extra, { key: KEY }))
       if (!hello.body?.result) throw new Error(`handshake failed: ${JSON.stringify(hello.body)}`)
       return sessionId
     },

@@ -137,7 +137,7 @@ describe('the service with its session key kept', () => {
     const engine = createEngine({ hooks: [] })
     const acs = createAcsService({ engine, settings: settingsWith({ keys: [{ ...KEY }] }) })
     const sessionId = randomUUID()
-    await acs.handle(clientHello(sessionId))
+    await acs.handle(clientHello(sessionId, {}, { key: KEY }))
     const tool = { tool: { id: 'send_sms' }, arguments: { to: { value: '+1-555-0100' } } }
     const good = acsRequest('steps/toolCallRequest', tool, { sessionId, key: KEY, nonce: true })
     const reply = (await acs.handle(good)) as JsonObject

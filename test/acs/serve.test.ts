@@ -83,7 +83,7 @@ describe('warden serve on POST /acs', () => {
     const { url, child } = await serve(['--config', config, '--db', db])
     const key = { id: 'k1', material: Buffer.from(SECRET, 'utf8') }
     const sessionId = randomUUID()
-    const hello = await post(url, clientHello(sessionId))
+    const hello = await post(url, clientHello(sessionId, {}, { key }))
     expect(hello.result, JSON.stringify(hello)).toBeDefined()
 
     const shell = await post(

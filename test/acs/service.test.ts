@@ -27,7 +27,7 @@ describe('§4 handshake/hello', () => {
     g = await startAcs()
     const sessionId = randomUUID()
     const { body } = await g.post(
-      clientHello(sessionId, { acs_versions_supported: ['0.1.3'], some_future_field: 1 }),
+      clientHello(sessionId, { acs_versions_supported: ['0.1.3'], some_future_field: 1 }, { key: KEY }),
     )
     expect(body.result.negotiated_version).toBe('0.1.0')
     expect(body.result.on_decision_failure).toBe('deny')
@@ -37,16 +37,36 @@ describe('§4 handshake/hello', () => {
     expect(responseSigned(body, KEY, sessionId)).toBe(true)
   })
 
+  it('reads the ClientHello from params.payload, and selects the transport the hello came on or refuses it', async () => {
+    g = await startAcs()
+    // Offered versions in the payload win over an envelope field of the same name.
+    const versions = await g.post(
+      clientHello(
+        randomUUID(),
+        { acs_versions_supported: ['7.0.0'] },
+        { key: KEY, params: { acs_versions_supported: ['0.1.0'] } },
+      ),
+    )
+    expect(versions.body.error?.code, JSON.stringify(versions.body)).toBe(-32001)
+    const http = await g.post(clientHello(randomUUID(), { transports_supported: ['http'] }, { key: KEY }))
+    expect(http.body.result.selected_transport).toBe('http')
+    const stdio = await g.post(clientHello(randomUUID(), { transports_supported: ['stdio'] }, { key: KEY }))
+    expect(stdio.body.error?.code, JSON.stringify(stdio.body)).toBe(-32000)
+    expect(stdio.body.error.data.reason).toBe('transport_unsupported')
+  })
+
   it('§17.1 -32001 UNSUPPORTED_VERSION with data.supported_versions', async () => {
     g = await startAcs()
-    const { body } = await g.post(clientHello(randomUUID(), { acs_versions_supported: ['1.0.0'] }))
+    const { body } = await g.post(
+      clientHello(randomUUID(), { acs_versions_supported: ['1.0.0'] }, { key: KEY }),
+    )
     expect(body.error.code).toBe(-32001)
     expect(body.error.data.supported_versions).toEqual(['0.1.0'])
   })
 
   it('§4 -32002 PROVENANCE_REQUIRED when policy requires provenance and the client produces none', async () => {
     g = await startAcs({ settings: { policyRequiresProvenance: true } })
-    const { body } = await g.post(clientHello(randomUUID()))
+    const { body } = await g.post(clientHello(randomUUID(), {}, { key: KEY }))
     expect(body.error.code).toBe(-32002)
   })
 
@@ -221,6 +241,23 @@ describe('§8 session chain', () => {
     )
     expect(bad.body.result.decision).toBe('deny')
     expect(bad.body.result.reason_codes).toEqual(['chain_mismatch'])
+  })
+
+  it('§8.6 / §17.1 answers -32007 CHAIN_MISMATCH on a hook that cannot deny (sessionEnd), chaining nothing', async () => {
+    g = await startAcs()
+    const sessionId = await g.session()
+    const first = await g.post(acsRequest('steps/sessionStart', {}, { sessionId, key: KEY }))
+    const head = first.body.result.chain_hash
+    const bad = await g.post(
+      acsRequest('steps/sessionEnd', {}, { sessionId, key: KEY, params: { chain_hash: 'f'.repeat(64) } }),
+    )
+    expect(bad.body.error?.code, JSON.stringify(bad.body)).toBe(-32007)
+    expect(bad.body.error.data).toMatchObject({ reason: 'chain_mismatch', chain_hash: head })
+    const good = await g.post(
+      acsRequest('steps/sessionEnd', {}, { sessionId, key: KEY, params: { chain_hash: head } }),
+    )
+    expect(good.body.result.decision).toBe('allow')
+    expect(good.body.result.chain_hash).not.toBe(head)
   })
 
   it('verifyChain says where an altered chain broke', () => {

@@ -38,7 +38,7 @@ describe('§3 stdio transport with Content-Length framing', () => {
     const key = { id: 'k1', material: Buffer.from('stdio secret', 'utf8') }
     const sessionId = randomUUID()
     const frames = [
-      clientHello(sessionId),
+      clientHello(sessionId, {}, { key }),
       acsRequest(
         'steps/toolCallRequest',
         { tool: { id: 'shell' }, arguments: { cmd: 'rm -rf /' } },
@@ -58,6 +58,7 @@ describe('§3 stdio transport with Content-Length framing', () => {
       .map((b) => JSON.parse(b.toString('utf8')))
     expect(replies).toHaveLength(3)
     expect(replies[0].result.negotiated_version).toBe('0.1.0')
+    expect(replies[0].result.selected_transport).toBe('stdio')
     expect(replies[1].result.decision).toBe('deny')
     expect(replies[1].result.reasoning).toBe('rm is not allowed')
     expect(responseSigned(replies[1], key, sessionId)).toBe(true)

@@ -296,7 +296,11 @@ describe.each(backends)('tenant state on $backend', ({ backend, db: where }) => 
   it('an ACS handshake of one tenant does not open the same session id for the other', async (ctx) => {
     skipWithoutDb(ctx)
     const session = randomUUID()
-    const hello = await acs(warden.url, acme, clientHello(session, { tenant_id: 'acme' }))
+    const hello = await acs(
+      warden.url,
+      acme,
+      clientHello(session, {}, { key: ACS_KEY, params: { tenant_id: 'acme' } }),
+    )
     expect(hello.result, JSON.stringify(hello)).toBeDefined()
     const theirs = await acs(warden.url, globex, acsToolCall(globex, session, 'read'))
     expect(theirs.error?.message ?? '', JSON.stringify(theirs)).toMatch(/no handshake for this session/)
@@ -308,7 +312,11 @@ describe.each(backends)('tenant state on $backend', ({ backend, db: where }) => 
     skipWithoutDb(ctx)
     const session = randomUUID()
     for (const tenant of [acme, globex]) {
-      const hello = await acs(warden.url, tenant, clientHello(session, { tenant_id: tenant.name }))
+      const hello = await acs(
+        warden.url,
+        tenant,
+        clientHello(session, {}, { key: ACS_KEY, params: { tenant_id: tenant.name } }),
+      )
       expect(hello.result, JSON.stringify(hello)).toBeDefined()
     }
     expect((await acs(warden.url, acme, acsToolCall(acme, session, 'deferred'))).result?.decision).toBe(

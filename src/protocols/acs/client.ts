@@ -41,21 +41,42 @@ export function acsRequest(method: string, payload: JsonObject, options: Request
   return message
 }
 
-/** A ClientHello for a session. */
-export function clientHello(sessionId: string, extra: JsonObject = {}): JsonObject {
-  return {
-    jsonrpc: '2.0',
-    id: randomUUID(),
-    method: 'handshake/hello',
-    params: {
+/** Options of {@link clientHello}: the envelope around the ClientHello. */
+export interface HelloOptions {
+  /** Signs the hello under the session key (a Guardian with keys requires it). */
+  key?: ClientKey
+  agentId?: string
+  /** Overrides for envelope fields (tenant_id, timestamp, metadata, ...). */
+  params?: JsonObject
+}
+
+/**
+ * A `handshake/hello` request for a session: the ClientHello (§4) in `params.payload`, with
+ * `hello` overriding its fields, in a request envelope signed when a key is given.
+ */
+export function clientHello(
+  sessionId: string,
+  hello: JsonObject = {},
+  options: HelloOptions = {},
+): JsonObject {
+  const params: JsonObject = {
+    acs_version: ACS_VERSION,
+    request_id: randomUUID(),
+    timestamp: new Date().toISOString(),
+    metadata: { agent_id: options.agentId ?? 'agent-1', session_id: sessionId },
+    payload: {
       acs_versions_supported: [ACS_VERSION],
       transports_supported: ['http', 'stdio'],
       provenance_producer: 'none',
       profiles_supported: ['acs-core'],
-      metadata: { agent_id: 'agent-1', session_id: sessionId },
-      ...extra,
+      ...hello,
     },
+    ...options.params,
   }
+  const message: JsonObject = { jsonrpc: '2.0', id: randomUUID(), method: 'handshake/hello', params }
+  if (options.key)
+    signMessage(message, 'params', deriveSessionKey(options.key.material, sessionId), options.key.id)
+  return message
 }
 
 /** Whether a response's `result.signature` verifies under the session key. */

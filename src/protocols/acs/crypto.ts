@@ -9,7 +9,19 @@ import { jcs, jcsWithout, LONE_SURROGATE } from './jcs.js'
 /** The only signature algorithm Warden signs and verifies (the ACS-Core baseline). */
 export const HMAC_ALGORITHM = 'HMAC-SHA256'
 
-/** HKDF `info` for the per-session HMAC key; the salt is the UTF-8 session id. */
+/**
+ * How the per-session HMAC key is derived from the deployment's key material (§10 leaves the
+ * HKDF parameters open). `session-info` (the default) is the reference implementation's:
+ * no salt, `info` = the UTF-8 session id. `session-salt` is Warden's earlier derivation:
+ * salt = the UTF-8 session id, `info` = {@link HKDF_INFO}; a Guardian configured with it
+ * names it in the ServerHello's `key_derivation`.
+ */
+export type KeyDerivation = 'session-info' | 'session-salt'
+
+/** The key derivation used unless configured otherwise. */
+export const DEFAULT_KEY_DERIVATION: KeyDerivation = 'session-info'
+
+/** HKDF `info` of the `session-salt` derivation (the salt is the UTF-8 session id). */
 export const HKDF_INFO = 'acs/v0.1 HMAC-SHA256 session key'
 
 /**
@@ -33,9 +45,20 @@ export function hkdfSha256(ikm: Uint8Array, salt: Uint8Array, info: Uint8Array, 
   return Buffer.from(hkdfSync('sha256', ikm, salt, info, length))
 }
 
-/** The per-session HMAC key: HKDF-SHA256(ikm = key material, salt = session id, info = HKDF_INFO). */
-export function deriveSessionKey(material: Uint8Array, sessionId: string): Buffer {
-  return hkdfSha256(material, Buffer.from(sessionId, 'utf8'), Buffer.from(HKDF_INFO, 'utf8'), 32)
+/**
+ * The per-session HMAC key, 32 bytes of HKDF-SHA256 over the key material: by default
+ * (`session-info`) with an empty salt and `info` = the UTF-8 session id; with `session-salt`,
+ * salt = the UTF-8 session id and `info` = {@link HKDF_INFO}.
+ */
+export function deriveSessionKey(
+  material: Uint8Array,
+  sessionId: string,
+  derivation: KeyDerivation = DEFAULT_KEY_DERIVATION,
+): Buffer {
+  const id = Buffer.from(sessionId, 'utf8')
+  return derivation === 'session-info'
+    ? hkdfSha256(material, Buffer.alloc(0), id, 32)
+    : hkdfSha256(material, id, Buffer.from(HKDF_INFO, 'utf8'), 32)
 }
 
 /** HMAC-SHA256 of a string's UTF-8 bytes (RFC 4231). */

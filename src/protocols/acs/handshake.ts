@@ -1,10 +1,11 @@
-// `handshake/hello` (§4): version negotiation on the major version, the ServerHello Warden
-// answers (methods evaluated, timeouts, failure posture, skew window, algorithms, profiles),
-// and the refusals the spec names (UNSUPPORTED_VERSION, PROVENANCE_REQUIRED).
+// `handshake/hello` (§4): the ClientHello read from `params.payload`, version negotiation on
+// the major version, the transport the Guardian serves, the ServerHello Warden answers
+// (methods evaluated, timeouts, failure posture, skew window, algorithms, profiles), and the
+// refusals the spec names (UNSUPPORTED_VERSION, PROVENANCE_REQUIRED, SESSION_REFUSED).
 
 import type { Engine, JsonObject } from '../../core/index.js'
 import { lookupEventName } from '../../core/index.js'
-import { HMAC_ALGORITHM } from './crypto.js'
+import { HKDF_INFO, HMAC_ALGORITHM } from './crypto.js'
 import { ACS_ERRORS, AcsError } from './errors.js'
 import { acsMethod, STEP_NAMES } from './methods.js'
 import type { AcsSettings } from './settings.js'
@@ -21,10 +22,28 @@ export function sameMajor(version: unknown): boolean {
   return match !== null && match[1] === ACS_VERSION.split('.')[0]
 }
 
+/** The transports an ACS Guardian serves (§3). */
+export type AcsTransport = 'http' | 'stdio'
+
 /** What a successful handshake opened. */
 export interface Negotiated {
   /** The methods the client declared, or undefined when it declared none (all allowed). */
   methods: Set<string> | undefined
+  /** What the ClientHello asked for, canonical; a second hello for the session must match it. */
+  terms: string
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * The ClientHello of a `handshake/hello` request: its `params.payload`, as the spec's
+ * handshake schema places it. A hello with no payload object is read from `params` itself
+ * (the form earlier Warden clients sent).
+ */
+export function clientHelloOf(params: JsonObject): JsonObject {
+  return isObject(params.payload) ? params.payload : params
 }
 
 function stringList(value: unknown, field: string): string[] | undefined {
@@ -54,13 +73,16 @@ export function methodsEvaluated(engine: Engine, settings: AcsSettings): string[
 }
 
 /**
- * Answers a ClientHello.
- * @throws AcsError -32001 without a common version, -32002 when provenance is required.
+ * Answers a ClientHello (the fields of {@link clientHelloOf}) for a Guardian serving
+ * `transport`.
+ * @throws AcsError -32001 without a common version, -32002 when provenance is required,
+ * -32000 when the client does not support the transport it is reaching the Guardian on.
  */
 export function serverHello(
   params: JsonObject,
   engine: Engine,
   settings: AcsSettings,
+  transport: AcsTransport = 'http',
 ): { hello: JsonObject; negotiated: Negotiated } {
   const versions =
     stringList(params.acs_versions_supported, 'acs_versions_supported') ??
@@ -79,6 +101,14 @@ export function serverHello(
       'this Guardian requires provenance; re-handshake with provenance_producer "deterministic"',
     )
   }
+  const transports = stringList(params.transports_supported, 'transports_supported')
+  if (transports !== undefined && !transports.includes(transport)) {
+    throw new AcsError(
+      ACS_ERRORS.sessionRefused,
+      `this Guardian is reached over ${transport} here, and the client supports only ${JSON.stringify(transports.slice(0, 10))}; connect over a transport the client supports`,
+      { reason: 'transport_unsupported' },
+    )
+  }
   const implemented = stringList(params.methods_implemented, 'methods_implemented')
   const profiles = stringList(params.profiles_supported, 'profiles_supported') ?? ['acs-core']
   const accepted = profiles.filter(
@@ -87,7 +117,7 @@ export function serverHello(
   const hello: JsonObject = {
     negotiated_version: ACS_VERSION,
     methods_evaluated: methodsEvaluated(engine, settings),
-    selected_transport: typeof params.transport === 'string' ? params.transport : 'http',
+    selected_transport: transport,
     signature_algorithms_supported: [HMAC_ALGORITHM],
     signatures_required: settings.requireSignatures,
     timeout_config: { default_ms: settings.defaultTimeoutMs, per_method: {} },
@@ -100,5 +130,13 @@ export function serverHello(
     profiles_accepted: accepted.length > 0 ? accepted : ['acs-core'],
     wrapped_protocols: ['mcp'],
   }
-  return { hello, negotiated: { methods: implemented ? new Set(implemented) : undefined } }
+  if (settings.keyDerivation !== 'session-info') {
+    hello.key_derivation = { algorithm: 'HKDF-SHA256', salt: 'session_id', info: HKDF_INFO }
+  }
+  const terms = JSON.stringify([
+    [...new Set(implemented ?? ['*'])].sort(),
+    [...common].sort(),
+    params.provenance_producer ?? null,
+  ])
+  return { hello, negotiated: { methods: implemented ? new Set(implemented) : undefined, terms } }
 }

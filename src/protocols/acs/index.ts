@@ -1,12 +1,13 @@
 // ACS (Agent Control Standard) v0.1 over JSON-RPC 2.0: the method → event mapping, signed
 // envelopes, replay protection, the session hash chain, and the service the server mounts.
 
-export type { ClientKey, RequestOptions } from './client.js'
+export type { ClientKey, HelloOptions, RequestOptions } from './client.js'
 export { acsRequest, clientHello, responseSigned } from './client.js'
-export type { AcsSignature } from './crypto.js'
+export type { AcsSignature, KeyDerivation } from './crypto.js'
 export {
   canonicalJson,
   composedCanonical,
+  DEFAULT_KEY_DERIVATION,
   deriveSessionKey,
   entryHash,
   flatCanonical,
@@ -25,7 +26,8 @@ export { decisionResult, modificationsFor, structuredEdits } from './decisions.j
 export type { AcsRequest } from './envelope.js'
 export { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
 export { encodeFrame, FrameError, FrameReader } from './framing.js'
-export { ACS_VERSION, sameMajor, serverHello } from './handshake.js'
+export type { AcsTransport } from './handshake.js'
+export { ACS_VERSION, clientHelloOf, sameMajor, serverHello } from './handshake.js'
 export { jcs, jcsWithout } from './jcs.js'
 export type { AcsLedger, ChainEntry, MemoryLedgerOptions, StepRecord } from './ledger.js'
 export { createChainAppender, createMemoryLedger, ReplayMemoryFull } from './ledger.js'

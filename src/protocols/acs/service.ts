@@ -7,17 +7,19 @@
 
 import type { Engine, JsonObject } from '../../core/index.js'
 import { decodeBody, errorResponse, type RpcError } from '../aos/index.js'
-import { deriveSessionKey, sha256Hex, signEnvelope } from './crypto.js'
+import { sha256Hex, signEnvelope } from './crypto.js'
 import { decisionResult, deferReason } from './decisions.js'
 import { type AcsRequest, checkEnvelope, checkShell } from './envelope.js'
 import { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
-import { ACS_VERSION, type Negotiated, serverHello } from './handshake.js'
+import { ACS_VERSION, type AcsTransport } from './handshake.js'
 import { jcsWithout } from './jcs.js'
 import { type AcsLedger, createChainAppender, createMemoryLedger, ReplayMemoryFull } from './ledger.js'
 import { acsMethod } from './methods.js'
 import { type AnswerCorrection, boundedLedger, LedgerUnavailable, postureAnswer } from './outage.js'
-import { signatureCheck, timestampCheck } from './request-checks.js'
+import { timestampCheck } from './request-checks.js'
+import { createHandshakes, tenantKey } from './sessions.js'
 import { type AcsSettings, settingsWith } from './settings.js'
+import { createSignatureCheck } from './signatures.js'
 
 /** Settings of the ACS service; every one but the engine has a default. */
 export interface AcsServiceOptions {
@@ -40,6 +42,8 @@ export interface AcsServiceOptions {
   ledgerTimeoutMs?: number
   /** Told when the answer given differs from the recorded decision (so the record is corrected). */
   onAnswerChanged?: (correction: AnswerCorrection) => void
+  /** The transport this service answers on, for the ServerHello. Default `http`. */
+  transport?: AcsTransport
 }
 
 /** Who sent the body, beyond the body itself. */
@@ -64,9 +68,8 @@ export interface AcsService {
   readonly ledger: AcsLedger
 }
 
-const MAX_HANDSHAKES = 10_000
-/** Most per-session keys kept derived (HKDF costs more than the HMAC it keys). */
-const MAX_SESSION_KEYS = 10_000
+/** Most sessions whose deferral count is kept. */
+const MAX_SESSIONS = 10_000
 
 /**
  * The tenant a request acts for: the caller's (a token's), else the `tenant_id` it names.
@@ -95,23 +98,13 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
   const maxBatch = options.maxBatch ?? 100
   const maxDepth = options.maxDepth ?? 64
   const version = options.version ?? '0.1.0'
-  const handshakes = new Map<string, Negotiated>()
+  const transport = options.transport ?? 'http'
   const deferrals = new Map<string, number>()
-  const sessionKeys = new Map<string, Buffer>()
   const texts = new WeakMap<JsonObject, string>()
+  const signatures = createSignatureCheck(settings, now)
+  const handshakes = createHandshakes(engine, settings, transport, signatures)
 
-  /** The session key under a key's material, derived once and kept (oldest dropped first). */
-  function keyFor(material: { id: string; material: Uint8Array }, sessionId: string): Buffer {
-    const cacheKey = `${material.id}\u0000${sessionId}`
-    let key = sessionKeys.get(cacheKey)
-    if (!key) {
-      key = deriveSessionKey(material.material, sessionId)
-      remember(sessionKeys, cacheKey, key, MAX_SESSION_KEYS)
-    }
-    return key
-  }
-
-  function remember<K, V>(map: Map<K, V>, key: K, value: V, max = MAX_HANDSHAKES): void {
+  function remember<K, V>(map: Map<K, V>, key: K, value: V, max = MAX_SESSIONS): void {
     map.delete(key)
     map.set(key, value)
     if (map.size > max) {
@@ -120,45 +113,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     }
   }
 
-  /** The key of a tenant's handshake or deferral count (length-prefixed, so no two meet). */
-  function tenantKey(tenant: string | undefined, key: string): string {
-    const name = tenant ?? ''
-    return `${name.length}:${name}${key}`
-  }
-
-  function negotiatedFor(request: AcsRequest, tenant: string | undefined): Negotiated | undefined {
-    return (
-      handshakes.get(tenantKey(tenant, `session:${request.sessionId}`)) ??
-      handshakes.get(tenantKey(tenant, `agent:${request.agentId}`)) ??
-      handshakes.get(tenantKey(tenant, '*'))
-    )
-  }
-
-  function checkNegotiated(request: AcsRequest, tenant: string | undefined): void {
-    const negotiated = negotiatedFor(request, tenant)
-    if (!negotiated) {
-      if (!settings.requireHandshake) return
-      throw new AcsError(
-        ACS_ERRORS.capabilityNotNegotiated,
-        'no handshake for this session: send handshake/hello first (with metadata.session_id or agent_id)',
-        { method: request.method },
-      )
-    }
-    const methods = negotiated.methods
-    if (!methods || methods.has(request.method)) return
-    if (request.method.startsWith('protocols/MCP/') || request.method.startsWith('wrapped:')) {
-      for (const m of methods) if (m.startsWith('protocols/MCP/') || m.startsWith('wrapped:')) return
-    }
-    throw new AcsError(
-      ACS_ERRORS.capabilityNotNegotiated,
-      `${request.method} was not in methods_implemented at handshake; re-handshake declaring it`,
-      { method: request.method },
-    )
-  }
-
   const checkTimestamp = (request: AcsRequest) => timestampCheck(request, settings, now())
-  const checkSignature = (request: AcsRequest, message: JsonObject, canonicalParams: string) =>
-    signatureCheck(request, message, canonicalParams, settings, now(), keyFor)
 
   /** Remembers an id; a replay memory that is full refuses the request, naming the cause. */
   async function rememberOnce(key: string, until: number, t: number): Promise<boolean> {
@@ -194,6 +149,18 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
 
   async function evaluate(request: AcsRequest, caller: AcsCaller): Promise<JsonObject> {
     const { mapping, event } = acsMethod(request.method, request.payload)
+    if (request.chainHash !== undefined && !mapping.denyEligible) {
+      // §8.6, §17.1: a hook that cannot be denied (sessionEnd) cannot carry the deny form of
+      // a chain mismatch, so it gets the error form, before anything is evaluated or chained.
+      const head = await ledger.head(request.sessionId)
+      if (request.chainHash !== head) {
+        throw new AcsError(
+          ACS_ERRORS.chainMismatch,
+          `the chain_hash sent (${request.chainHash.slice(0, 12)}…) is not this session's head (${head?.slice(0, 12) ?? 'none'}); re-fetch session state`,
+          { chain_hash: head ?? null },
+        )
+      }
+    }
     const payload = mapping.toEvent(request.payload, request.method)
     const context: JsonObject = {
       agent: { id: request.agentId },
@@ -291,8 +258,21 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     const response: JsonObject = { jsonrpc: '2.0', id: request.id, result }
     const current = settings.keys[0]
     if (current && request.sessionId !== undefined)
-      texts.set(response, signEnvelope(response, 'result', keyFor(current, request.sessionId), current.id))
+      texts.set(
+        response,
+        signEnvelope(response, 'result', signatures.keyFor(current, request.sessionId), current.id),
+      )
     return response
+  }
+
+  function pingVerifies(sessionId: string, message: JsonObject): boolean {
+    const params = message.params as JsonObject | undefined
+    if (params?.signature === undefined) return false
+    try {
+      return signatures.verify(sessionId, message, jcsWithout(params, 'signature'))
+    } catch {
+      return false
+    }
   }
 
   async function one(message: unknown, caller: AcsCaller): Promise<JsonObject> {
@@ -314,33 +294,31 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
           : undefined
       const payload: JsonObject = { status: 'ok', server_timestamp: new Date(now()).toISOString() }
       if (echo !== undefined) payload.echo = echo
+      // Signed only for a ping that was signed and verifies: an anonymous caller gets no
+      // signature of the session key over an answer it chose (the echo).
       return respond(
-        { id: shell.id, ...(sessionId ? { sessionId } : {}) },
+        {
+          id: shell.id,
+          ...(sessionId && pingVerifies(sessionId, message as JsonObject) ? { sessionId } : {}),
+        },
         { type: 'final', decision: 'allow', payload },
       )
     }
     let checked: AcsRequest | undefined
     try {
       if (shell.method === 'handshake/hello') {
-        const { hello, negotiated } = serverHello(shell.params, engine, settings)
-        const agentId = typeof meta?.agent_id === 'string' ? meta.agent_id : undefined
-        remember(
-          handshakes,
-          tenantKey(
-            tenantOf(shell.params, caller),
-            sessionId ? `session:${sessionId}` : agentId ? `agent:${agentId}` : '*',
-          ),
-          negotiated,
+        return respond(
+          { id: shell.id, ...(sessionId ? { sessionId } : {}) },
+          handshakes.accept(message as JsonObject, shell.params, tenantOf(shell.params, caller)),
         )
-        return respond({ id: shell.id, ...(sessionId ? { sessionId } : {}) }, hello)
       }
       const request = checkEnvelope(shell)
       checked = request
-      checkNegotiated(request, tenantOf(request.params, caller))
+      handshakes.check(request, tenantOf(request.params, caller))
       checkTimestamp(request)
       const canonicalParams = jcsWithout(request.params, 'signature')
       request.requestHash = sha256Hex(canonicalParams)
-      checkSignature(request, message as JsonObject, canonicalParams)
+      signatures.verify(request.sessionId, message as JsonObject, canonicalParams)
       await checkReplay(request)
       return respond(request, await evaluate(request, caller))
     } catch (error) {

@@ -4,6 +4,7 @@
 
 import { z } from 'zod'
 import { formatZodError, WardenError } from '../../core/index.js'
+import { DEFAULT_KEY_DERIVATION, type KeyDerivation } from './crypto.js'
 
 const keySchema = z
   .object({
@@ -33,6 +34,7 @@ export const acsSettingsSchema = z
     maxDeferralsPerSession: z.number().int().min(0).max(1000).optional(),
     deferTimeoutMs: z.number().int().positive().max(86_400_000).optional(),
     policyRequiresProvenance: z.boolean().optional(),
+    keyDerivation: z.enum(['session-info', 'session-salt']).optional(),
   })
   .strict()
 
@@ -57,6 +59,8 @@ export interface AcsSettings {
   maxDeferralsPerSession: number
   deferTimeoutMs: number
   policyRequiresProvenance: boolean
+  /** How the per-session HMAC key is derived (see {@link KeyDerivation}). */
+  keyDerivation: KeyDerivation
 }
 
 export const ACS_DEFAULTS = {
@@ -125,5 +129,6 @@ export function settingsWith(
     maxDeferralsPerSession: input.maxDeferralsPerSession ?? ACS_DEFAULTS.maxDeferralsPerSession,
     deferTimeoutMs: input.deferTimeoutMs ?? ACS_DEFAULTS.deferTimeoutMs,
     policyRequiresProvenance: input.policyRequiresProvenance ?? false,
+    keyDerivation: input.keyDerivation ?? DEFAULT_KEY_DERIVATION,
   }
 }

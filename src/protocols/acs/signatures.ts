@@ -1,0 +1,85 @@
+// Request signatures of the ACS Guardian (§10): the per-session HMAC keys, derived once per
+// key and session and kept, and the check every signed method passes (hooks and
+// handshake/hello alike): a current key_id, HMAC-SHA256 over the canonical envelope without
+// its signature, compared in constant time. Refusals are SIGNATURE_INVALID (-32004).
+
+import type { JsonObject } from '../../core/index.js'
+import { deriveSessionKey, HMAC_ALGORITHM, hmacMatches, requestSignedInput } from './crypto.js'
+import { ACS_ERRORS, AcsError } from './errors.js'
+import type { AcsKey, AcsSettings } from './settings.js'
+
+/** Most per-session keys kept derived (HKDF costs more than the HMAC it keys). */
+const MAX_SESSION_KEYS = 10_000
+
+/** Session keys and request signature checks under one set of settings. */
+export interface SignatureCheck {
+  /** The session key under a key's material (derived once, oldest dropped first). */
+  keyFor(key: AcsKey, sessionId: string): Buffer
+  /**
+   * Checks the signature of a request whose params without signature canonicalize to
+   * `canonicalParams`. An unsigned request passes only when signatures are not required.
+   * @returns whether the request carried a signature that verified.
+   * @throws AcsError -32004 naming what is missing, malformed or does not verify.
+   */
+  verify(sessionId: string, message: JsonObject, canonicalParams: string): boolean
+}
+
+function refuse(message: string): AcsError {
+  return new AcsError(ACS_ERRORS.signatureInvalid, message)
+}
+
+/** Creates the signature check of a Guardian. */
+export function createSignatureCheck(settings: AcsSettings, now: () => number): SignatureCheck {
+  const sessionKeys = new Map<string, Buffer>()
+
+  function keyFor(key: AcsKey, sessionId: string): Buffer {
+    const cacheKey = `${key.id}\u0000${sessionId}`
+    let derived = sessionKeys.get(cacheKey)
+    if (!derived) {
+      derived = deriveSessionKey(key.material, sessionId, settings.keyDerivation)
+      sessionKeys.set(cacheKey, derived)
+      if (sessionKeys.size > MAX_SESSION_KEYS) {
+        const oldest = sessionKeys.keys().next().value
+        if (oldest !== undefined) sessionKeys.delete(oldest)
+      }
+    }
+    return derived
+  }
+
+  function verify(sessionId: string, message: JsonObject, canonicalParams: string): boolean {
+    const signature = (message.params as JsonObject).signature
+    if (signature === undefined) {
+      if (!settings.requireSignatures) return false
+      throw refuse(
+        'this Guardian requires signed requests: add params.signature {algorithm: "HMAC-SHA256", value, key_id}',
+      )
+    }
+    if (typeof signature !== 'object' || signature === null || Array.isArray(signature)) {
+      throw refuse('params.signature must be an object {algorithm, value, key_id}')
+    }
+    const { algorithm, value, key_id: keyId } = signature as JsonObject
+    if (algorithm !== HMAC_ALGORITHM) {
+      throw refuse(
+        `signature algorithm ${JSON.stringify(algorithm).slice(0, 40)} is not supported; sign with HMAC-SHA256`,
+      )
+    }
+    if (typeof value !== 'string' || typeof keyId !== 'string') {
+      throw refuse('signature.value (base64) and signature.key_id (string) are required')
+    }
+    const t = now()
+    const key = settings.keys.find((k) => k.id === keyId && (k.notAfter === undefined || k.notAfter > t))
+    if (!key) {
+      throw refuse(
+        `key_id ${JSON.stringify(keyId).slice(0, 80)} is not a current key of this Guardian; re-resolve the key id`,
+      )
+    }
+    if (!hmacMatches(keyFor(key, sessionId), requestSignedInput(message, canonicalParams), value)) {
+      throw refuse(
+        'the signature does not match the RFC 8785 canonical envelope (without signature) under the session key; re-sign the request',
+      )
+    }
+    return true
+  }
+
+  return { keyFor, verify }
+}
