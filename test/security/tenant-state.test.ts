@@ -337,7 +337,11 @@ describe.each(backends)('tenant state on $backend', ({ backend, db: where }) => 
       [acme, two],
       [globex, one],
     ] as const) {
-      const hello = await acs(warden.url, tenant, clientHello(session, { tenant_id: tenant.name }))
+      const hello = await acs(
+        warden.url,
+        tenant,
+        clientHello(session, {}, { key: ACS_KEY, params: { tenant_id: tenant.name } }),
+      )
       expect(hello.result, JSON.stringify(hello)).toBeDefined()
     }
     expect((await acs(warden.url, acme, acsToolCall(acme, one, 'capped', turn))).result?.decision).toBe(
