@@ -263,3 +263,29 @@ function replaceKey(object: JsonObject, key: string, value: JsonObject[keyof Jso
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
+
+/**
+ * A modify the caller cannot apply, turned into the deny the caller will answer, so the
+ * record and the counters say what the caller was told (reasonCode `modify-refused`).
+ * @returns the decision as it stands when the check accepts the payload.
+ */
+export function refuseUnappliable(
+  decision: Decision,
+  check: (payload: JsonObject) => string | undefined,
+): Decision {
+  if (decision.decision !== 'modify') return decision
+  let problem: string | undefined
+  try {
+    problem = check(decision.payload ?? {})
+  } catch (error) {
+    problem = `the modify could not be checked: ${error instanceof Error ? error.message : String(error)}`
+  }
+  if (problem === undefined) return decision
+  const { payload: _dropped, ...rest } = decision
+  return {
+    ...rest,
+    decision: 'deny',
+    reason: `the modify cannot be applied: ${problem}`,
+    reasonCode: [...decision.reasonCode, 'modify-refused'],
+  }
+}

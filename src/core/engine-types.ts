@@ -3,7 +3,7 @@
 
 import { type BreakerOptions, type BreakerState, type BreakerTrip, DEFAULT_BREAKER } from './breaker.js'
 import type { Decision, DecisionKind, HookTrace, SkipReason } from './decision.js'
-import type { CheckedEvent, EventContext, JsonObject } from './events.js'
+import type { CheckedEvent, EventContext, JsonObject, ModifyCheck } from './events.js'
 import type { HandlerFactory, HookDefinition, HookSpec } from './hook.js'
 import type { Approver } from './outcome.js'
 
@@ -54,6 +54,13 @@ export interface DispatchInput {
    * events, which are always awaited.
    */
   wait?: boolean
+  /**
+   * Checks a modify before it is recorded, for callers that can apply only some rewrites (a
+   * gateway that may not change a JSON-RPC method or id): a string is why it cannot be
+   * applied, and the decision becomes a deny with that reason (reasonCode `modify-refused`),
+   * audited and counted as the deny the caller answers.
+   */
+  acceptModify?: ModifyCheck
 }
 
 /** What one hook did for one event in a dry run ({@link Engine.dryRun}). */

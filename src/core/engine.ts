@@ -5,7 +5,7 @@
 import { type BreakerTrip, DEFAULT_BREAKER, MemoryBreakerState } from './breaker.js'
 import { type EventName, isBlockingEvent, lookupEventName } from './catalog.js'
 import { type ChainResult, prepareHook, type RegisteredHook, runChain } from './chain.js'
-import type { Decision, DecisionKind } from './decision.js'
+import { type Decision, type DecisionKind, refuseUnappliable } from './decision.js'
 import { dryRun } from './dry-run.js'
 import {
   DEFAULT_LIMITS,
@@ -180,6 +180,7 @@ export function createEngine(options: EngineOptions): Engine {
     }
     if (core.payload !== undefined) decision.payload = core.payload
     if (core.approval !== undefined) decision.approval = core.approval
+    if (event.acceptModify) return recorded(refuseUnappliable(decision, event.acceptModify), event)
     return recorded(decision, event)
   }
 
@@ -388,7 +389,13 @@ interface ResolvedName {
 
 /** The event as the hooks and the recorder see it, once its name and shape are checked. */
 function checked(name: EventName, input: DispatchInput): CheckedEvent {
-  return { event: name, payload: input.payload as JsonObject, context: input.context ?? EMPTY_CONTEXT }
+  const event: CheckedEvent = {
+    event: name,
+    payload: input.payload as JsonObject,
+    context: input.context ?? EMPTY_CONTEXT,
+  }
+  if (input.acceptModify) event.acceptModify = input.acceptModify
+  return event
 }
 
 /** The clock, read once (the global is a getter in Node). */

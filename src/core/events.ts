@@ -131,7 +131,15 @@ export interface CheckedEvent {
   event: EventName
   payload: JsonObject
   context: EventContext
+  /** The caller's check of a modify it must apply (see `DispatchInput.acceptModify`). */
+  acceptModify?: ModifyCheck
 }
+
+/**
+ * A caller's check of a modify's payload: why the caller cannot apply it, or undefined when
+ * it can. A refused modify becomes a deny with that reason before it is recorded.
+ */
+export type ModifyCheck = (payload: JsonObject) => string | undefined
 
 type Check = (payload: Record<string, unknown>) => string | undefined
 

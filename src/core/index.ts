@@ -36,6 +36,7 @@ export {
   deny,
   modify,
   normalizeVerdict,
+  refuseUnappliable,
   withToolInput,
   withToolOutput,
 } from './decision.js'
@@ -62,6 +63,7 @@ export type {
   Json,
   JsonObject,
   McpPayload,
+  ModifyCheck,
   PayloadByEvent,
   ToolCall,
   WardenEvent,

@@ -7,6 +7,7 @@ import type { Client } from '@a2a-js/sdk/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   type CheckedEvent,
+  type Decision,
   type Engine,
   type HookCall,
   type Json,
@@ -18,6 +19,8 @@ import { createEngine } from '../../src/index.js'
 import { clientFor, type PeerAgent, startPeerAgent, userMessage } from './a2a-peer.js'
 
 const seen: CheckedEvent[] = []
+/** What the engine recorded: the decision each caller was told. */
+const recorded: Decision[] = []
 /** What the `tamper` hook changes in the next event it sees, if anything. */
 let tamper: ((a2aPayload: JsonObject) => void) | undefined
 
@@ -46,6 +49,7 @@ describe('warden a2a: the JSON-RPC envelope hooks see', () => {
   beforeAll(async () => {
     peer = await startPeerAgent()
     engine = createEngine({
+      recorder: { record: ({ decision }) => void recorded.push(decision) },
       hooks: [
         ...(['a2a.send', 'a2a.stream', 'a2a.response'] as const).map((event) => ({
           name: `record-${event}`,
@@ -131,8 +135,14 @@ describe('warden a2a: the JSON-RPC envelope hooks see', () => {
     tamper = change
     try {
       for (const client of [jsonrpc, rest]) {
+        recorded.length = 0
         const error = await client.sendMessage({ message: userMessage('hello') } as never).catch((e) => e)
         expect(String((error as Error).message)).toContain(reason)
+        const sent = recorded.filter((d) => d.event === 'a2a.send')
+        expect(sent.map((d) => d.decision)).toEqual(['deny'])
+        expect(sent[0]?.reasonCode).toContain('modify-refused')
+        expect(sent[0]?.reason).toContain(reason)
+        expect(sent[0]?.payload).toBeUndefined()
       }
     } finally {
       tamper = undefined
@@ -147,8 +157,12 @@ describe('warden a2a: the JSON-RPC envelope hooks see', () => {
         if (!('method' in payload)) change(payload)
       }
       try {
+        recorded.length = 0
         const error = await jsonrpc.sendMessage({ message: userMessage('hello') } as never).catch((e) => e)
         expect(String((error as Error).message)).toContain(reasons[i])
+        const answers = recorded.filter((d) => d.event === 'a2a.response')
+        expect(answers.map((d) => d.decision)).toEqual(['deny'])
+        expect(answers[0]?.reasonCode).toContain('modify-refused')
       } finally {
         tamper = undefined
       }

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import {
   type ApprovalAnswer,
   type ApprovalRequest,
+  type Decision,
   deny,
   type HookDefinition,
   type JsonObject,
@@ -28,12 +29,18 @@ interface Harness {
 }
 
 const open: Harness[] = []
+/** The decisions the gateway's engine recorded: what each peer was told. */
+const recorded: Decision[] = []
 
 async function harness(
   hooks: HookDefinition[],
   approver?: (request: ApprovalRequest) => Promise<ApprovalAnswer>,
 ): Promise<Harness> {
-  const setup = await prepareGateway({ extraHooks: hooks, ...(approver ? { approver } : {}) })
+  const setup = await prepareGateway({
+    extraHooks: hooks,
+    recorder: { record: ({ decision }) => void recorded.push(decision) },
+    ...(approver ? { approver } : {}),
+  })
   const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair()
   const [command, ...args] = EVERYTHING as [string, ...string[]]
   const server = new StdioClientTransport({ command, args, stderr: 'ignore' })
@@ -163,9 +170,14 @@ describe('McpBridge', () => {
         },
       },
     ])
+    recorded.length = 0
     const error = await h.client.listResources().catch((e: Error) => e)
     expect(error).toBeInstanceOf(Error)
     expect((error as Error).message).toContain('may not change the message id')
+    const refused = recorded.filter((d) => d.event === 'mcp.outbound' && d.reasonCode.includes('bad-modify'))
+    expect(refused.map((d) => d.decision)).toEqual(['deny'])
+    expect(refused[0]?.reasonCode).toContain('modify-refused')
+    expect(refused[0]?.reason).toContain('may not change the message id')
   }, 60_000)
 
   it('shows hooks both directions, with the tool on tools/call, and denies a result on tool.post', async () => {

@@ -4,7 +4,8 @@
 // message put back into `params.message`, and the bad inputs answered -32602 naming the field.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { deny, type HookCall, type JsonObject, modify } from '../../src/core/index.js'
+import { type Decision, deny, type HookCall, type JsonObject, modify } from '../../src/core/index.js'
+import { createEngine } from '../../src/index.js'
 import { createMappingState, mapRequest, modifiedRequest } from '../../src/protocols/index.js'
 import { startGuardian, type TestGuardian } from '../server/aos-helper.js'
 
@@ -229,5 +230,47 @@ describe('protocols/A2A on /aos', () => {
     expect(answer.body.error.code).toBe(-32602)
     expect(answer.body.error.data).toMatchObject({ field: 'params.message.method' })
     expect(answer.body.error.data.reason).toContain('message/send')
+  })
+})
+
+describe('protocols/A2A on /aos: a modify AOS cannot express', () => {
+  it('is answered deny and recorded as that deny, naming the field', async () => {
+    const recorded: Decision[] = []
+    const engine = createEngine({
+      recorder: { record: ({ decision }) => void recorded.push(decision) },
+      hooks: [
+        {
+          name: 'reroute',
+          event: 'a2a.send',
+          handler: {
+            type: 'fn',
+            fn: ({ event }: HookCall) => {
+              const copy = structuredClone(event.payload)
+              ;((copy.a2a as JsonObject).payload as JsonObject).method = 'tasks/cancel'
+              return modify(copy)
+            },
+          },
+        },
+      ],
+    })
+    const guardian = await startGuardian({ engine })
+    try {
+      const response = await fetch(`${guardian.url}/aos`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(request(SEND, 'x-1')),
+      })
+      const body = (await response.json()) as { result: JsonObject }
+      expect(body.result.decision).toBe('deny')
+      expect(String(body.result.message)).toContain('a modify may not change a2a.payload.method')
+      expect(body.result.modifiedRequest).toBeUndefined()
+      expect(recorded).toHaveLength(1)
+      expect(recorded[0]?.decision).toBe('deny')
+      expect(recorded[0]?.reasonCode).toContain('modify-refused')
+      expect(recorded[0]?.reason).toContain('a modify may not change a2a.payload.method')
+      expect(recorded[0]?.payload).toBeUndefined()
+    } finally {
+      await guardian.close()
+    }
   })
 })

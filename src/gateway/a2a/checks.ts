@@ -5,7 +5,15 @@
 // Requests and answers are seen as A2A JSON-RPC messages (see payload.ts). Each check
 // answers what to forward (as modified) or the refusal to send instead.
 
-import type { Decision, Engine, EventContext, EventName, Json, JsonObject } from '../../core/index.js'
+import type {
+  Decision,
+  Engine,
+  EventContext,
+  EventName,
+  Json,
+  JsonObject,
+  ModifyCheck,
+} from '../../core/index.js'
 import type { A2aMethodInfo } from './methods.js'
 import {
   type Caller,
@@ -44,6 +52,7 @@ export type ResponseCheck = { ok: true; value: Json } | { ok: false; refusal: Re
 
 const RESPONSE_EVENT: EventName = 'a2a.response'
 const CARD_EVENT: EventName = 'a2a.card'
+const NO_CARD = 'the modified payload has no a2a.card object to serve'
 
 /** The checks of one gateway. */
 export class A2aChecks {
@@ -70,14 +79,16 @@ export class A2aChecks {
     const context = callContext(this.options.context ?? {}, caller, target, params, requestId)
     let current = params
     if (info.operation !== 'extendedCard') {
+      const original = rpcRequest(id, method, params)
       const decision = await this.dispatch(
         info.event,
         requestPayload(method, id, params, caller, target),
         context,
+        (payload) => refusal(modifiedParams({ payload }, original)),
       )
       if (decision.decision === 'deny') return { ok: false, refusal: this.denied(method, decision) }
       if (decision.decision === 'modify') {
-        const modified = modifiedParams(decision, rpcRequest(id, method, params))
+        const modified = modifiedParams(decision, original)
         if (!modified.ok) return { ok: false, refusal: this.refused(method, modified.error) }
         current = modified.value
       }
@@ -94,22 +105,25 @@ export class A2aChecks {
     target: Target,
   ): Promise<ResponseCheck> {
     const kind = responseKind(value).kind
+    const original = rpcResponse(id, value)
+    const check = (payload: JsonObject): string | undefined => {
+      const modified = modifiedResult({ payload }, original)
+      if (!modified.ok) return modified.error
+      if (!sameKind(value, modified.value))
+        return `a modify may not turn a ${kind} into another kind of answer`
+      return undefined
+    }
     const decision = await this.dispatch(
       RESPONSE_EVENT,
       responsePayload(method, id, kind, value, target),
       context,
+      check,
     )
     const what = `the answer to ${method}`
     if (decision.decision === 'deny') return { ok: false, refusal: this.denied(what, decision) }
     if (decision.decision !== 'modify') return { ok: true, value }
-    const modified = modifiedResult(decision, rpcResponse(id, value))
+    const modified = modifiedResult(decision, original)
     if (!modified.ok) return { ok: false, refusal: this.refused(what, modified.error) }
-    if (!sameKind(value, modified.value)) {
-      return {
-        ok: false,
-        refusal: this.refused(what, `a modify may not turn a ${kind} into another kind of answer`),
-      }
-    }
     return { ok: true, value: modified.value }
   }
 
@@ -118,18 +132,27 @@ export class A2aChecks {
     const payload: JsonObject = {
       a2a: { method: 'agentCard', card, to: { agent: { name: target.name, url: target.url } } },
     }
-    const decision = await this.dispatch(CARD_EVENT, payload, context)
+    const decision = await this.dispatch(CARD_EVENT, payload, context, (modified) =>
+      isObject(modified.a2a) && isObject(modified.a2a.card) ? undefined : NO_CARD,
+    )
     if (decision.decision === 'deny') return { ok: false, refusal: this.denied('the agent card', decision) }
     if (decision.decision !== 'modify') return { ok: true, value: card }
     const a2a = decision.payload?.a2a
     if (!isObject(a2a) || !isObject(a2a.card)) {
-      return { ok: false, refusal: refusedBy('the modified payload has no a2a.card object to serve') }
+      return { ok: false, refusal: refusedBy(NO_CARD) }
     }
     return { ok: true, value: a2a.card }
   }
 
-  private dispatch(event: EventName, payload: JsonObject, context: EventContext): Promise<Decision> {
-    return this.options.engine.dispatch({ event, payload, context })
+  private dispatch(
+    event: EventName,
+    payload: JsonObject,
+    context: EventContext,
+    acceptModify?: ModifyCheck,
+  ): Promise<Decision> {
+    return this.options.engine.dispatch(
+      acceptModify ? { event, payload, context, acceptModify } : { event, payload, context },
+    )
   }
 
   private refused(what: string, reason: string): Refusal {
@@ -141,4 +164,9 @@ export class A2aChecks {
     this.log(`denied ${what}: ${decision.reason}`)
     return denial(decision, what)
   }
+}
+
+/** The reason a checked modify is refused, or undefined when it can be applied. */
+function refusal(modified: { ok: true } | { ok: false; error: string }): string | undefined {
+  return modified.ok ? undefined : modified.error
 }

@@ -151,7 +151,11 @@ export type Modified<T> = { ok: true; value: T } | { ok: false; error: string }
  * The `a2a.payload` a modify decision carries, with the envelope fields it may not change
  * (`jsonrpc`, `id`, and `method` on requests) compared to the original.
  */
-function modifiedEnvelope(decision: Decision, original: JsonObject, fixed: string[]): Modified<JsonObject> {
+function modifiedEnvelope(
+  decision: Pick<Decision, 'payload'>,
+  original: JsonObject,
+  fixed: string[],
+): Modified<JsonObject> {
   const a2a = decision.payload?.a2a
   if (!isObject(a2a) || !isObject(a2a.payload)) {
     return { ok: false, error: 'the modified payload has no a2a.payload object to forward' }
@@ -168,7 +172,10 @@ function modifiedEnvelope(decision: Decision, original: JsonObject, fixed: strin
 }
 
 /** The params a modify of a request forwards: `a2a.payload.params`, checked. */
-export function modifiedParams(decision: Decision, original: JsonObject): Modified<JsonObject> {
+export function modifiedParams(
+  decision: Pick<Decision, 'payload'>,
+  original: JsonObject,
+): Modified<JsonObject> {
   const envelope = modifiedEnvelope(decision, original, ['jsonrpc', 'id', 'method'])
   if (!envelope.ok) return envelope
   const params = envelope.value.params
@@ -177,7 +184,7 @@ export function modifiedParams(decision: Decision, original: JsonObject): Modifi
 }
 
 /** The answer a modify of a response passes on: `a2a.payload.result`, checked. */
-export function modifiedResult(decision: Decision, original: JsonObject): Modified<Json> {
+export function modifiedResult(decision: Pick<Decision, 'payload'>, original: JsonObject): Modified<Json> {
   const envelope = modifiedEnvelope(decision, original, ['jsonrpc', 'id'])
   if (!envelope.ok) return envelope
   if ('error' in envelope.value) {

@@ -105,8 +105,22 @@ export class McpChecks {
     this.progress.clear()
   }
 
-  private dispatch(event: string, payload: JsonObject, context: EventContext): Promise<Decision> {
-    return this.options.engine.dispatch({ event, payload, context })
+  /**
+   * Dispatches one event; `applies` checks a modify the way it will be applied, so one that
+   * cannot be is recorded as the deny the peer is told.
+   */
+  private dispatch(
+    event: string,
+    payload: JsonObject,
+    context: EventContext,
+    applies?: (payload: JsonObject) => { ok: true } | { ok: false; error: string },
+  ): Promise<Decision> {
+    if (!applies) return this.options.engine.dispatch({ event, payload, context })
+    const acceptModify = (modified: JsonObject) => {
+      const applied = applies(modified)
+      return applied.ok ? undefined : applied.error
+    }
+    return this.options.engine.dispatch({ event, payload, context, acceptModify })
   }
 
   /**
@@ -131,7 +145,12 @@ export class McpChecks {
       return answer(errorResponse(id, DENIED_ERROR_CODE, `too many requests in flight (${this.maxPending})`))
     }
     const context = this.requestContext(id)
-    const decision = await this.dispatch(`mcp.${direction}`, mcpPayload(message, method, direction), context)
+    const decision = await this.dispatch(
+      `mcp.${direction}`,
+      mcpPayload(message, method, direction),
+      context,
+      (payload) => modifiedMcpMessage({ payload }, message),
+    )
     if (decision.decision === 'deny') {
       const reason = this.denied(`${direction} ${method}`, decision)
       return answer(errorResponse(id, DENIED_ERROR_CODE, `Denied by Warden: ${reason}`, denialData(decision)))
@@ -167,6 +186,7 @@ export class McpChecks {
       'mcp.outbound',
       mcpPayload(message, 'tools/call', 'outbound', { name, input, id: String(id) }),
       context,
+      (payload) => applyToolInput({ payload }, message, input),
     )
     if (outbound.decision === 'deny') {
       return answer(toolErrorResult(id, `Denied by Warden: ${this.denied(`tools/call ${name}`, outbound)}`))
@@ -179,10 +199,13 @@ export class McpChecks {
       current = applied.message
       currentInput = inputOf(current)
     }
+    const before = current
+    const beforeInput = currentInput
     const pre = await this.dispatch(
       'tool.pre',
       { tool: { name, input: currentInput, id: String(id) } },
       context,
+      (payload) => applyToolInput({ payload }, before, beforeInput),
     )
     if (pre.decision === 'deny') {
       return answer(toolErrorResult(id, `Denied by Warden: ${this.denied(`tools/call ${name}`, pre)}`))
@@ -226,6 +249,7 @@ export class McpChecks {
       `mcp.${direction}`,
       mcpPayload(message, request.method, direction),
       request.context,
+      (payload) => modifiedMcpMessage({ payload }, message),
     )
     if (decision.decision === 'deny') {
       const reason = this.denied(`${direction} answer to ${request.method}`, decision)
@@ -254,6 +278,7 @@ export class McpChecks {
       'mcp.inbound',
       mcpPayload(message, 'tools/call', 'inbound', toolWithResult(call, view)),
       context,
+      (payload) => applyToolResult({ payload }, message, view),
     )
     if (inbound.decision === 'deny') {
       return forwardTo(
@@ -268,7 +293,14 @@ export class McpChecks {
       current = applied.message
       currentView = toolResultView(current)
     }
-    const post = await this.dispatch('tool.post', { tool: toolWithResult(call, currentView) }, context)
+    const before = current
+    const beforeView = currentView
+    const post = await this.dispatch(
+      'tool.post',
+      { tool: toolWithResult(call, currentView) },
+      context,
+      (payload) => applyToolResult({ payload }, before, beforeView),
+    )
     if (post.decision === 'deny') {
       return forwardTo(
         toolErrorResult(id, `Denied by Warden: ${this.denied(`result of ${call.name}`, post)}`),
@@ -291,6 +323,7 @@ export class McpChecks {
       `mcp.${direction}`,
       mcpPayload(message, method, direction),
       this.context,
+      (payload) => modifiedMcpMessage({ payload }, message),
     )
     if (decision.decision === 'deny')
       return { type: 'drop', reason: this.denied(`${direction} ${method}`, decision) }

@@ -46,7 +46,7 @@ export function denialData(decision: Decision): JsonObject {
 
 /** The message of an `mcp.*` modify, checked. */
 export function modifiedMcpMessage(
-  decision: Decision,
+  decision: Pick<Decision, 'payload'>,
   original: JSONRPCMessage,
 ): { ok: true; message: JSONRPCMessage } | { ok: false; error: string } {
   const mcp = decision.payload?.mcp

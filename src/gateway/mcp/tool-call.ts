@@ -34,7 +34,7 @@ export function toolResultView(message: JSONRPCMessage): ToolResultView {
 }
 
 /** Starts from the decision's `mcp.message` when it carries one (an `mcp.*` event). */
-function baseMessage(decision: Decision, original: JSONRPCMessage): Applied {
+function baseMessage(decision: Pick<Decision, 'payload'>, original: JSONRPCMessage): Applied {
   const mcp = decision.payload?.mcp
   if (!isObject(mcp) || !isObject(mcp.message)) return { ok: true, message: original }
   return checkModifiedMessage(mcp.message, original)
@@ -44,7 +44,11 @@ function baseMessage(decision: Decision, original: JSONRPCMessage): Applied {
  * Writes a modify of `tool.pre` / `mcp.outbound` back into a tools/call request: a changed
  * `tool.input` becomes `params.arguments`. The tool name may not change.
  */
-export function applyToolInput(decision: Decision, original: JSONRPCMessage, input: JsonObject): Applied {
+export function applyToolInput(
+  decision: Pick<Decision, 'payload'>,
+  original: JSONRPCMessage,
+  input: JsonObject,
+): Applied {
   const base = baseMessage(decision, original)
   if (!base.ok) return base
   let message = base.message
@@ -73,7 +77,11 @@ export function applyToolInput(decision: Decision, original: JSONRPCMessage, inp
  * `tool.output` becomes the content, `isError` and `structuredContent` likewise. The new
  * result must be a valid tools/call result.
  */
-export function applyToolResult(decision: Decision, original: JSONRPCMessage, view: ToolResultView): Applied {
+export function applyToolResult(
+  decision: Pick<Decision, 'payload'>,
+  original: JSONRPCMessage,
+  view: ToolResultView,
+): Applied {
   const base = baseMessage(decision, original)
   if (!base.ok) return base
   let message = base.message

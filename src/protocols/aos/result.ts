@@ -34,8 +34,27 @@ function resultData(decision: Decision): JsonObject {
 }
 
 /**
+ * Why a modify's payload cannot be put back into the AOS request, or undefined when it can:
+ * given to the engine as the dispatch's `acceptModify`, so such a modify is recorded as the
+ * deny the caller is answered.
+ */
+export function aosModifyProblem(
+  request: RpcRequest & { id: RpcId },
+  originalPayload: JsonObject,
+  modified: JsonObject,
+): string | undefined {
+  try {
+    modifiedRequest(request, originalPayload, modified)
+    return undefined
+  } catch (error) {
+    return `the hooks modified the request into something AOS cannot express (${(error as Error).message})`
+  }
+}
+
+/**
  * The AOS result for a decision on a request. A modify whose payload cannot be put back
- * into AOS shape is answered deny, with that as the reason.
+ * into AOS shape is answered deny, with that as the reason (the engine has already
+ * recorded it so when the dispatch carried {@link aosModifyProblem}).
  */
 export function decisionResult(
   decision: Decision,

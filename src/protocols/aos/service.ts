@@ -3,7 +3,7 @@
 // maps each method onto its event, asks the engine and maps the decision back.
 
 import { dispatchSoon, type Soon } from '../../core/engine.js'
-import type { Decision, Engine, JsonObject } from '../../core/index.js'
+import type { Decision, DispatchInput, Engine, JsonObject } from '../../core/index.js'
 import { checkTenant, type RequestMeta } from './context.js'
 import {
   checkEnvelope,
@@ -18,7 +18,7 @@ import {
 } from './jsonrpc.js'
 import { createMappingState } from './mapping.js'
 import { mapRequest } from './methods.js'
-import { decisionResult, pingResult } from './result.js'
+import { aosModifyProblem, decisionResult, pingResult } from './result.js'
 
 /** Settings of the AOS service; every one but the engine has a default. */
 export interface AosServiceOptions {
@@ -73,7 +73,12 @@ export function createAosService(options: AosServiceOptions): AosService {
       return id === undefined ? undefined : { jsonrpc: '2.0', id, result: pingResult(version) }
     }
     const mapped = mapRequest(request, meta, state)
-    const decision = dispatchSoon(engine, mapped)
+    const input: DispatchInput = mapped
+    if (id !== undefined) {
+      const sent = request as RpcRequest & { id: RpcId }
+      input.acceptModify = (modified) => aosModifyProblem(sent, mapped.payload, modified)
+    }
+    const decision = dispatchSoon(engine, input)
     if (decision instanceof Promise) return decision.then((made) => answered(request, made, mapped.payload))
     return answered(request, decision, mapped.payload)
   }
