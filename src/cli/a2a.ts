@@ -14,6 +14,7 @@ import { inFlightLimiterFor, registerInFlightMetrics, settleAfterBursts } from '
 import { createLogger, traceEngine } from '../observability/index.js'
 import { TokenAuthority, tokenFromRequest } from '../server/index.js'
 import {
+  allowedHostsOf,
   buildEngine,
   formatProblem,
   loadConfig,
@@ -43,6 +44,8 @@ options:
       --host ADDRESS    address to listen on (default 127.0.0.1)
       --port N          port to listen on (default 0: any free port)
       --public-url URL  the URL clients reach the gateway at, put in the card
+      --allowed-host H  a Host name clients use besides 127.0.0.1, localhost and [::1]
+                        (repeatable; adds to server.allowedHosts)
       --agent NAME      the agent name hooks see when the card has none
       --tenant ID       the tenant hooks see when the caller sends no X-Warden-Tenant
       --db URL          audit store: postgres://... or a SQLite file (default as warden serve)
@@ -63,6 +66,7 @@ function parse(args: string[]) {
       host: { type: 'string' },
       port: { type: 'string' },
       'public-url': { type: 'string' },
+      'allowed-host': { type: 'string', multiple: true },
       agent: { type: 'string' },
       tenant: { type: 'string' },
       db: { type: 'string' },
@@ -117,6 +121,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const configPath =
       values.config ?? (existsSync(resolve(io.cwd, 'warden.yaml')) ? 'warden.yaml' : undefined)
     if (configPath) config = await loadConfig(resolve(io.cwd, configPath))
+    const allowedHosts = allowedHostsOf(config, values['allowed-host'])
     const limits = a2aLimits(config?.raw.a2a)
     let extraHooks: HookDefinition[] = []
     if (values.hooks?.length) {
@@ -178,6 +183,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       ...(values['public-url'] ? { publicUrl: httpUrl(values['public-url'], '--public-url') } : {}),
       metrics: persistence.metrics,
       inFlight,
+      ...(allowedHosts ? { allowedHosts } : {}),
       ...(gatewayAuth ? { authenticate: gatewayAuth } : {}),
       log,
     })

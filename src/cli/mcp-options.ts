@@ -11,6 +11,8 @@ const OPTIONS = {
   upstream: { type: 'string' },
   host: { type: 'string' },
   port: { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
+  db: { type: 'string' },
   agent: { type: 'string' },
   tenant: { type: 'string' },
   'max-message-bytes': { type: 'string' },

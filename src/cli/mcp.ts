@@ -17,6 +17,7 @@ import {
 import { type InFlightLimiter, inFlightLimiterFor, settleAfterBursts } from '../inflight/index.js'
 import { formatProblem, loadConfig, loadHookSources, type WardenConfig } from '../sources/index.js'
 import type { CliIo } from './io.js'
+import { type HttpAccess, httpAccess } from './mcp-access.js'
 import { type McpArgs, splitMcpArgs } from './mcp-options.js'
 import { runPin } from './mcp-pin.js'
 
@@ -30,6 +31,8 @@ Puts Warden between an MCP client and server: every message is checked by the ho
 (mcp.outbound client -> server, mcp.inbound server -> client; tools/call also tool.pre and
 its result tool.post). Denied tools/call get a tool result with isError; other denied
 requests a JSON-RPC error. Tools the hooks deny unconditionally are left out of tools/list.
+In HTTP mode with server.auth: token in the config, clients send "Authorization: Bearer
+<token>" (a token of role agent or admin from warden tokens create).
 
 options:
   -c, --config FILE          warden.yaml (default: ./warden.yaml when present)
@@ -39,6 +42,10 @@ options:
       --upstream URL         Streamable HTTP mode: the remote MCP endpoint
       --host ADDRESS         HTTP mode: address to listen on (default 127.0.0.1)
       --port N               HTTP mode: port to listen on (default 0: any free port)
+      --allowed-host NAME    HTTP mode: a Host name clients use besides 127.0.0.1,
+                             localhost and [::1] (repeatable; adds to server.allowedHosts)
+      --db URL               HTTP mode with server.auth: token: where the access tokens are
+                             (default as warden serve)
       --agent NAME           the agent name hooks see in the context
       --tenant ID            the tenant hooks see in the context
       --max-message-bytes N  largest message accepted (default 16 MiB)
@@ -80,25 +87,37 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const log = (line: string) => io.stderr(`warden mcp: ${line}\n`)
   if (parsed.action === 'pin') return runPin(parsed, io, log)
   let setup: GatewaySetup
+  let config: WardenConfig | undefined
   try {
-    setup = await setupFromArgs(parsed, io, log)
+    config = await configFromArgs(parsed, io)
+    setup = await setupFromArgs(parsed, config, io, log)
   } catch (error) {
     log(errorMessage(error))
     return 1
   }
   try {
-    return parsed.values.upstream ? await runHttp(parsed, setup, log) : await runStdio(parsed, setup, io, log)
+    return parsed.values.upstream
+      ? await runHttp(parsed, setup, config, io, log)
+      : await runStdio(parsed, setup, io, log)
   } finally {
     await setup.close()
   }
 }
 
-async function setupFromArgs(parsed: McpArgs, io: CliIo, log: (line: string) => void): Promise<GatewaySetup> {
-  const values = parsed.values
-  let config: WardenConfig | undefined
+async function configFromArgs(parsed: McpArgs, io: CliIo): Promise<WardenConfig | undefined> {
   const configPath =
-    values.config ?? (existsSync(resolve(io.cwd, 'warden.yaml')) ? resolve(io.cwd, 'warden.yaml') : undefined)
-  if (configPath) config = await loadConfig(resolve(io.cwd, configPath))
+    parsed.values.config ??
+    (existsSync(resolve(io.cwd, 'warden.yaml')) ? resolve(io.cwd, 'warden.yaml') : undefined)
+  return configPath ? await loadConfig(resolve(io.cwd, configPath)) : undefined
+}
+
+async function setupFromArgs(
+  parsed: McpArgs,
+  config: WardenConfig | undefined,
+  io: CliIo,
+  log: (line: string) => void,
+): Promise<GatewaySetup> {
+  const values = parsed.values
   let extraHooks: HookDefinition[] = []
   if (values.hooks?.length) {
     const report = await loadHookSources({
@@ -153,7 +172,13 @@ async function runStdio(
   return code
 }
 
-async function runHttp(parsed: McpArgs, setup: GatewaySetup, log: (line: string) => void): Promise<number> {
+async function runHttp(
+  parsed: McpArgs,
+  setup: GatewaySetup,
+  config: WardenConfig | undefined,
+  io: CliIo,
+  log: (line: string) => void,
+): Promise<number> {
   let upstream: URL
   try {
     upstream = new URL(parsed.values.upstream as string)
@@ -164,6 +189,7 @@ async function runHttp(parsed: McpArgs, setup: GatewaySetup, log: (line: string)
   }
   const port = positiveInt(parsed.values.port, '--port') ?? 0
   let inFlight: InFlightLimiter
+  let access: HttpAccess
   try {
     inFlight = inFlightLimiterFor(
       {
@@ -173,6 +199,7 @@ async function runHttp(parsed: McpArgs, setup: GatewaySetup, log: (line: string)
       { maxInFlight: '--max-in-flight', maxInFlightBytes: '--max-in-flight-bytes' },
       { bytes: HTTP_GATEWAY_DEFAULTS.maxRequestBytes, setting: 'the largest request body' },
     )
+    access = await httpAccess(config, parsed.values, io)
   } catch (error) {
     log(errorMessage(error))
     return 1
@@ -184,13 +211,20 @@ async function runHttp(parsed: McpArgs, setup: GatewaySetup, log: (line: string)
     port,
     inFlight,
     ...(parsed.values.host ? { host: parsed.values.host } : {}),
+    ...access.options,
+  }).catch(async (error: unknown) => {
+    log(errorMessage(error))
+    await access.close()
+    return undefined
   })
+  if (!gateway) return 1
   log(`listening on ${gateway.url.href}, forwarding to ${upstream.origin}${upstream.pathname}`)
   await new Promise<void>((done) => {
     process.once('SIGINT', done)
     process.once('SIGTERM', done)
   })
   await gateway.close()
+  await access.close()
   return 0
 }
 

@@ -33,8 +33,10 @@ import {
   readinessPlugin,
   SERVER_DEFAULTS,
   uiPlugin,
+  withToken,
 } from '../server/index.js'
 import {
+  allowedHostsOf,
   attachHookDir,
   breakerDisablesOnTrip,
   buildEngine,
@@ -69,6 +71,8 @@ options:
   --claude-settings F the hooks of a Claude Code settings file (repeatable)
   --profile FILE      the hooks of a loom agent.json profile (repeatable)
   --goclaw FILE       GoClaw hook definitions and tenant budgets (JSON or YAML; repeatable)
+  --allowed-host NAME a Host name clients use besides 127.0.0.1, localhost and [::1] (a
+                      reverse proxy's name; repeatable; adds to server.allowedHosts)
   --insecure-no-auth  allow a non-loopback --host without server.auth: token (only when
                       something in front of Warden checks callers)
   -h, --help          this text
@@ -89,6 +93,7 @@ interface ServerSection {
   maxInFlight?: number
   maxInFlightBytes?: number
   idleTimeoutMs?: number
+  allowedHosts?: string[]
 }
 
 /** A curl that asks the Guardian about a destructive shell command. */
@@ -160,7 +165,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   const host = parsed.values.host ?? section.host ?? LISTEN_DEFAULTS.host
   let inFlight: InFlightLimiter
+  let allowedHosts: string[] | undefined
   try {
+    allowedHosts = allowedHostsOf(config, parsed.values['allowed-host'])
     inFlight = inFlightLimiterFor(section, 'server', {
       bytes: section.bodyLimitBytes ?? SERVER_DEFAULTS.bodyLimitBytes,
       setting: 'server.bodyLimitBytes',
@@ -287,6 +294,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.stderr(`warden serve: ${(error as Error).message}\n`)
     return 1
   }
+  const authenticate =
+    section.auth === 'token' && plane
+      ? (authorization: string | undefined, query: unknown) => plane.authenticate(authorization, query)
+      : undefined
   inFlight.holdAlso('audit records not yet written', () => persistence.writer.heldBytes())
   registerInFlightMetrics(persistence.metrics.registry, inFlight)
   settleAfterBursts(inFlight)
@@ -297,6 +308,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       ledgerTimeoutMs: persistence.writer.syncTimeoutMs,
       onAnswerChanged: (correction) => persistence.writer.correct(correction),
     },
+    ...(allowedHosts ? { allowedHosts } : {}),
     inFlight,
     timeouts: {
       holdMs: longestHoldMs(config?.limits ?? {}),
@@ -306,7 +318,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     ...(section.maxBatch ? { maxBatch: section.maxBatch } : {}),
     ...(section.maxDepth ? { maxDepth: section.maxDepth } : {}),
     plugins: [
-      metricsPlugin(persistence.metrics),
+      // Under server.auth: token, /metrics needs a token too (any role).
+      authenticate
+        ? withToken(authenticate, metricsPlugin(persistence.metrics))
+        : metricsPlugin(persistence.metrics),
       readinessPlugin({
         ping: () => persistence.store.ping(),
         queueDepth: () => persistence.writer.queueDepth(),
@@ -314,12 +329,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       }),
       ...(plane ? [(app: FastifyInstance) => plane.plugin(app), uiPlugin] : []),
     ],
-    ...(section.auth === 'token' && plane
-      ? {
-          authenticate: (authorization: string | undefined, query: unknown) =>
-            plane.authenticate(authorization, query),
-        }
-      : {}),
+    ...(authenticate ? { authenticate } : {}),
     onInternalError: (error) =>
       logger.error(error instanceof Error ? error : { err: String(error) }, 'internal error'),
   })
@@ -400,6 +410,7 @@ function parseServeArgs(args: string[]) {
       'claude-settings': { type: 'string', multiple: true },
       profile: { type: 'string', multiple: true },
       goclaw: { type: 'string', multiple: true },
+      'allowed-host': { type: 'string', multiple: true },
       'insecure-no-auth': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },

@@ -1,7 +1,9 @@
-// The outbound HTTP client and its SSRF protection.
+// The outbound HTTP client and its SSRF protection; the front door of inbound listeners.
 
 export type { IpAddress, IpRange } from './address.js'
 export { blockedCategory, formatIp, inRange, parseCidr, parseIp, unmapIpv4 } from './address.js'
+export type { CallerPrincipal } from './caller-access.js'
+export { callerTenant, DATA_PLANE_ROLES } from './caller-access.js'
 export {
   createOutboundClient,
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -10,6 +12,17 @@ export {
   RESERVED_HEADERS,
   systemResolver,
 } from './client.js'
+export type { DoorRefusal, FrontDoorOptions } from './front-door.js'
+export {
+  doorRefusalBody,
+  doorRefusalHeaders,
+  FrontDoor,
+  gatewayRefusal,
+  hostName,
+  isLoopbackAddress,
+  jsonBodyRefusal,
+  writeDoorRefusal,
+} from './front-door.js'
 export type { AllowList } from './policy.js'
 export { checkUrl, compileAllowList, redactUrl } from './policy.js'
 export { networkOptions, networkSettingsSchema } from './settings.js'

@@ -13,8 +13,8 @@ import {
   resolveAcsSettings,
   type SecretOpener,
 } from '../protocols/acs/index.js'
-import { errorResponse, RPC_ERRORS, rpcError } from '../protocols/aos/index.js'
 import { openAcsLedger, type SqlAcsLedger } from './acs-ledger.js'
+import { type Authenticate, decisionTenant, refusedBodyType } from './front-door.js'
 import { rawBody, rawRpcScope, refusedEncoding } from './rpc-scope.js'
 
 /** Settings of the `/acs` route. */
@@ -32,10 +32,7 @@ export interface AcsRouteOptions {
   /** Told when an answer differs from the recorded decision (the audit writer corrects it). */
   onAnswerChanged?: AcsServiceOptions['onAnswerChanged']
   /** Checks the caller like `/aos` does (`server.auth: token`). */
-  authenticate?: (
-    authorization: string | undefined,
-    query: unknown,
-  ) => Promise<{ principal: { tenant?: string } } | { error: string }>
+  authenticate?: Authenticate
 }
 
 /**
@@ -57,17 +54,10 @@ export async function mountAcs(app: FastifyInstance, options: AcsRouteOptions): 
   await app.register(async (scope) => {
     rawRpcScope(scope, options)
     scope.post('/acs', async (request, reply) => {
-      if (refusedEncoding(request, reply)) return reply
-      let tenant: string | undefined
-      if (options.authenticate) {
-        // The token travels in the Authorization header only, never in the URL (logged by proxies).
-        const verdict = await options.authenticate(request.headers.authorization, undefined)
-        if ('error' in verdict) {
-          const rpc = rpcError(RPC_ERRORS.invalidRequest, 'authorization', verdict.error)
-          return reply.code(401).header('www-authenticate', 'Bearer').send(errorResponse(null, rpc))
-        }
-        tenant = verdict.principal.tenant
-      }
+      if (refusedEncoding(request, reply) || refusedBodyType(request, reply)) return reply
+      const caller = await decisionTenant(request, reply, options.authenticate)
+      if (caller === undefined) return reply
+      const { tenant } = caller
       const body = rawBody(request)
       const answer = await service.handleBody(body, tenant === undefined ? {} : { tenant })
       return reply

@@ -20,6 +20,7 @@ import {
   rpcError,
 } from '../protocols/index.js'
 import { type AcsRouteOptions, mountAcs } from './acs.js'
+import { type Authenticate, decisionTenant, installFrontDoor, refusedBodyType } from './front-door.js'
 import { callerScope } from './management/index.js'
 import { rawBody, rawRpcScope, refusedEncoding } from './rpc-scope.js'
 import { serverTimeouts, type TimeoutSettings } from './timeouts.js'
@@ -51,13 +52,12 @@ export interface ServerOptions {
   /** Idle and request timeouts, and the longest hold they must outlast. */
   timeouts?: TimeoutSettings
   /**
-   * Checks the caller of `/aos` (`server.auth: token`): a principal with a tenant pins the
-   * request's tenant; an error is answered with HTTP 401.
+   * Checks the caller of `/aos` and `/acs` (`server.auth: token`): 401 for a bad token, 403
+   * for a role that may not ask for decisions; a principal with a tenant pins the request's.
    */
-  authenticate?: (
-    authorization: string | undefined,
-    query: unknown,
-  ) => Promise<{ principal: { tenant?: string } } | { error: string }>
+  authenticate?: Authenticate
+  /** `server.allowedHosts`: Host names accepted besides the loopback names. */
+  allowedHosts?: readonly string[]
 }
 
 export const SERVER_DEFAULTS = { bodyLimitBytes: 1024 * 1024, version: '0.1.0' } as const
@@ -78,6 +78,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     forceCloseConnections: 'idle',
     ...serverTimeouts(options.timeouts),
   })
+  installFrontDoor(app, { allowedHosts: options.allowedHosts, tokenAuth: options.authenticate !== undefined })
   limitInFlight(app, options.inFlight ?? new InFlightLimiter())
   // A held request knows when its caller goes away (an approval is then abandoned at once).
   app.addHook('preValidation', callerScope)
@@ -127,36 +128,22 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     const authenticated = async (
       request: FastifyRequest,
       reply: FastifyReply,
-      authenticate: NonNullable<ServerOptions['authenticate']>,
+      authenticate: Authenticate,
       body: Buffer,
     ): Promise<FastifyReply> => {
-      let tenant = request.headers['x-warden-tenant']
-      // The token travels in the Authorization header only, never in the URL (logged by proxies).
-      const verdict = await authenticate(request.headers.authorization, undefined)
-      if ('error' in verdict) {
-        const rpc = rpcError(RPC_ERRORS.invalidRequest, 'authorization', verdict.error)
-        return reply.code(401).header('www-authenticate', 'Bearer').send(errorResponse(null, rpc))
-      }
-      const own = verdict.principal.tenant
-      if (own !== undefined) {
-        if (tenant !== undefined && tenant !== own) {
-          const rpc = rpcError(
-            RPC_ERRORS.invalidRequest,
-            'x-warden-tenant',
-            `this token belongs to tenant "${own}"; X-Warden-Tenant cannot name another tenant`,
-          )
-          return reply.code(403).send(errorResponse(null, rpc))
-        }
-        tenant = own
-      }
-      send(reply, await service.answerBody(body, tenant === undefined ? {} : { tenant }))
+      const caller = await decisionTenant(request, reply, authenticate)
+      if (caller === undefined) return reply
+      send(
+        reply,
+        await service.answerBody(body, caller.tenant === undefined ? {} : { tenant: caller.tenant }),
+      )
       return reply
     }
     // Not async: when every hook answers synchronously, so does the route (no promise, no
     // extra tick); a pending answer is sent once it settles, a failure goes to the error
     // handler like a thrown one.
     scope.post('/aos', (request, reply) => {
-      if (refusedEncoding(request, reply)) return
+      if (refusedEncoding(request, reply) || refusedBodyType(request, reply)) return
       const body = rawBody(request)
       if (options.authenticate) return authenticated(request, reply, options.authenticate, body)
       const tenant = request.headers['x-warden-tenant']

@@ -40,6 +40,14 @@ const guardianSchema = z
   })
   .strict()
 
+/** One of `server.allowedHosts`: a host name or IP address, as a Host header names it (no port). */
+export const allowedHostSchema = z
+  .string()
+  .regex(
+    /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])$/,
+    'must be a host name or IP address without scheme, port or path (e.g. warden.example.com, 10.0.0.5, [fd00::1])',
+  )
+
 /** `server:`: settings of `warden serve` (command-line flags win). */
 const serverSchema = z
   .object({
@@ -58,6 +66,7 @@ const serverSchema = z
       .max(64 * 1024 * 1024 * 1024)
       .optional(),
     idleTimeoutMs: z.number().int().min(1000).max(86_400_000).optional(),
+    allowedHosts: z.array(allowedHostSchema, { error: 'must be a list of host names' }).max(100).optional(),
   })
   .strict()
 
@@ -273,4 +282,24 @@ function withBaseDir(hook: Record<string, unknown>, baseDir: string): Record<str
     return { ...hook, handler: { baseDir, ...(handler as Record<string, unknown>) } }
   }
   return hook
+}
+
+/**
+ * The Host names a listener accepts besides the loopback names: the config's
+ * `server.allowedHosts` and `--allowed-host` flags together.
+ * @throws Error naming a flag value that is not a host name
+ */
+export function allowedHostsOf(
+  config: { raw: Record<string, unknown> } | undefined,
+  flags: readonly string[] | undefined,
+): string[] | undefined {
+  const fromConfig = ((config?.raw.server ?? {}) as { allowedHosts?: string[] }).allowedHosts ?? []
+  for (const flag of flags ?? []) {
+    const checked = allowedHostSchema.safeParse(flag)
+    if (!checked.success) {
+      throw new Error(`--allowed-host ${checked.error.issues[0]?.message ?? 'is not valid'} (got "${flag}")`)
+    }
+  }
+  const all = [...fromConfig, ...(flags ?? [])]
+  return all.length > 0 ? all : undefined
 }

@@ -9,7 +9,7 @@ export {
   parseClaudeSettings,
 } from './claude-settings.js'
 export type { WardenConfig } from './config.js'
-export { breakerDisablesOnTrip, loadConfig, parseConfig } from './config.js'
+export { allowedHostsOf, breakerDisablesOnTrip, loadConfig, parseConfig } from './config.js'
 export {
   API_SOURCE_PREFIX,
   appendConfined,

@@ -185,7 +185,7 @@ describe('warden mcp --upstream (Streamable HTTP)', () => {
       req.once('error', reject)
       req.end('{}')
     })
-    expect(status).toBe(403)
+    expect(status).toBe(421)
     const unknown = await fetch(gateway.url, {
       method: 'POST',
       headers: {

@@ -13,7 +13,15 @@ import {
   inFlightLimiterFor,
   limitInFlight,
 } from '../../inflight/index.js'
-import type { Resolver } from '../../net/index.js'
+import {
+  type CallerPrincipal,
+  callerTenant,
+  doorRefusalBody,
+  doorRefusalHeaders,
+  FrontDoor,
+  gatewayRefusal,
+  type Resolver,
+} from '../../net/index.js'
 import { CARD_PATHS, CardSource, rewriteCard, type UpstreamCard } from './card.js'
 import { A2aChecks } from './checks.js'
 import { discardBody, discardBound } from './drain.js'
@@ -45,7 +53,9 @@ export interface A2aGatewayOptions {
   /** Checks callers' tokens; a principal's tenant pins the tenant. Without it, `authorization` is forwarded upstream. */
   authenticate?: (
     authorization: string | undefined,
-  ) => Promise<{ principal: { tenant?: string } } | { error: string }>
+  ) => Promise<{ principal: CallerPrincipal } | { error: string }>
+  /** `server.allowedHosts`: Host names accepted besides the loopback names. */
+  allowedHosts?: readonly string[]
   /** Served on GET /metrics when given. */
   metrics?: { render(): Promise<string>; contentType: string }
   /** Limits on requests and body bytes in flight. Default: from `limits`, else the machine's. */
@@ -89,6 +99,18 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
     bodyLimit: limits.maxBodyBytes,
     forceCloseConnections: true,
   })
+  // The front door (Host, Origin, Sec-Fetch-Site, no token in the URL, JSON bodies), before
+  // the limits in flight: a refused request takes no place.
+  const door = new FrontDoor({
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    allowedHostsSetting: 'server.allowedHosts (--allowed-host)',
+    queryToken: { refuse: options.authenticate !== undefined },
+  })
+  app.addHook('onRequest', (request, reply, done) => {
+    const refusal = gatewayRefusal(door, request.method, request.url, request.headers)
+    if (refusal === undefined) return done()
+    reply.code(refusal.status).headers(doorRefusalHeaders(refusal)).send(doorRefusalBody(refusal))
+  })
   limitInFlight(
     app,
     options.inFlight ??
@@ -115,9 +137,16 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
   app.get('/healthz', async () => ({ status: 'ok' }))
   if (options.metrics) {
     const metrics = options.metrics
-    app.get('/metrics', async (_request, reply) =>
-      reply.header('content-type', metrics.contentType).send(await metrics.render()),
-    )
+    const authenticate = options.authenticate
+    app.get('/metrics', async (request, reply) => {
+      // Under server.auth: token, metrics need a token too (any role).
+      const verdict = authenticate ? await authenticate(request.headers.authorization) : undefined
+      if (verdict && 'error' in verdict) {
+        const refusal = { status: 401, field: 'authorization', message: verdict.error } as const
+        return reply.code(401).headers(doorRefusalHeaders(refusal)).send(doorRefusalBody(refusal))
+      }
+      return reply.header('content-type', metrics.contentType).send(await metrics.render())
+    })
   }
 
   async function callerOf(req: IncomingMessage): Promise<Caller | { error: string; status: number }> {
@@ -143,15 +172,9 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
     if (options.authenticate) {
       const verdict = await options.authenticate(req.headers.authorization)
       if ('error' in verdict) return { error: verdict.error, status: 401 }
-      const own = verdict.principal.tenant
-      if (own !== undefined) {
-        if (tenant !== undefined && tenant !== own)
-          return {
-            error: `this token belongs to tenant "${own}"; X-Warden-Tenant cannot name another tenant`,
-            status: 403,
-          }
-        caller.tenant = own
-      }
+      const decided = callerTenant(verdict.principal, tenant)
+      if ('status' in decided) return { error: decided.message, status: decided.status }
+      if (decided.tenant !== undefined) caller.tenant = decided.tenant
     }
     return caller
   }
@@ -251,6 +274,7 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
   await app.listen({ port: options.port ?? 0, host })
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
+  door.bind(host, port)
   const shown = host.includes(':') ? `[${host}]` : host
   const url = new URL(`http://${shown}:${port}/`)
   publicUrl ??= url

@@ -16,6 +16,13 @@ import {
   readCountedBody,
   writeRefusal,
 } from '../../inflight/index.js'
+import {
+  type CallerPrincipal,
+  callerTenant,
+  FrontDoor,
+  gatewayRefusal,
+  writeDoorRefusal,
+} from '../../net/index.js'
 import { McpBridge } from './bridge.js'
 import type { McpChecksOptions } from './checks.js'
 
@@ -35,6 +42,15 @@ export interface HttpGatewayOptions extends McpChecksOptions {
   maxRequestBytes?: number
   /** Limits on requests and body bytes in flight. Default: derived from the machine. */
   inFlight?: InFlightLimiter
+  /** `server.allowedHosts`: Host names accepted besides the loopback names. */
+  allowedHosts?: readonly string[]
+  /**
+   * Checks callers' tokens (`server.auth: token`): only roles that may ask for decisions
+   * pass, a token's tenant pins the session's, and a session answers only the token that opened it.
+   */
+  authenticate?: (
+    authorization: string | undefined,
+  ) => Promise<{ principal: CallerPrincipal & { tokenId?: string } } | { error: string }>
 }
 
 /** A running HTTP gateway. */
@@ -49,12 +65,18 @@ export interface HttpGateway {
 interface Session {
   transport: StreamableHTTPServerTransport
   bridge: McpBridge
+  /** Who opened it (the token, else the tenant), with token auth. */
+  owner?: string
 }
 
 /** Defaults of {@link HttpGatewayOptions}. */
 export const HTTP_GATEWAY_DEFAULTS = { maxRequestBytes: 4 * 1024 * 1024 } as const
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
+/** Who a verified caller is and which tenant its session runs as. */
+interface Caller {
+  owner: string
+  tenant: string | undefined
+}
 
 /**
  * Starts the HTTP gateway.
@@ -74,9 +96,36 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       { bytes: maxRequestBytes, setting: 'maxRequestBytes' },
     )
   const sessions = new Map<string, Session>()
-  let allowedHosts = new Set<string>()
+  const door = new FrontDoor({
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    allowedHostsSetting: 'server.allowedHosts (--allowed-host)',
+    queryToken: { refuse: options.authenticate !== undefined },
+  })
 
-  async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  /** With token auth: the verified caller, or undefined once refused. */
+  async function callerOf(req: IncomingMessage, res: ServerResponse): Promise<Caller | undefined | null> {
+    if (!options.authenticate) return null
+    const verdict = await options.authenticate(req.headers.authorization)
+    if ('error' in verdict) {
+      writeDoorRefusal(res, { status: 401, field: 'authorization', message: verdict.error })
+      return undefined
+    }
+    const named = req.headers['x-warden-tenant']
+    const decided = callerTenant(verdict.principal, typeof named === 'string' ? named : undefined)
+    if ('status' in decided) {
+      writeDoorRefusal(res, decided)
+      return undefined
+    }
+    const { tokenId, tenant } = verdict.principal
+    return { owner: tokenId ?? `tenant:${tenant ?? ''}`, tenant: decided.tenant }
+  }
+
+  async function openSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    caller: Caller | null,
+    body: unknown,
+  ): Promise<void> {
     if (sessions.size >= maxSessions) {
       return reply(res, 503, `too many sessions open (${maxSessions}); close one and retry`)
     }
@@ -88,8 +137,15 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         sessions.set(id, session)
       },
     })
-    const bridge = new McpBridge({ ...options, client: transport, server: upstream })
-    const session: Session = { transport, bridge }
+    const context =
+      caller?.tenant !== undefined ? { ...options.context, tenantId: caller.tenant } : options.context
+    const bridge = new McpBridge({
+      ...options,
+      ...(context ? { context } : {}),
+      client: transport,
+      server: upstream,
+    })
+    const session: Session = { transport, bridge, ...(caller ? { owner: caller.owner } : {}) }
     void bridge.closed.then(async () => {
       if (transport.sessionId) sessions.delete(transport.sessionId)
       await upstream.terminateSession().catch(() => undefined)
@@ -99,11 +155,12 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refusal = gatewayRefusal(door, req.method ?? 'GET', req.url ?? '/', req.headers)
+    if (refusal) return writeDoorRefusal(res, refusal)
     const url = new URL(req.url ?? '/', 'http://gateway')
     if (url.pathname !== path) return reply(res, 404, `not found; MCP clients connect to ${path}`)
-    if (allowedHosts.size > 0 && !allowedHosts.has(req.headers.host ?? '')) {
-      return reply(res, 403, `host ${JSON.stringify(req.headers.host ?? '')} is not allowed`)
-    }
+    const caller = await callerOf(req, res)
+    if (caller === undefined) return
     // A body is read here, counted against the limits in flight, and handed over parsed.
     const ticket = admitNodeRequest(inFlight, req, res, maxRequestBytes)
     if (!ticket) return
@@ -122,11 +179,13 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     const sessionId = req.headers['mcp-session-id']
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId)
-      if (!session) return reply(res, 404, 'session not found; initialize a new session', -32001)
+      if (!session || session.owner !== caller?.owner) {
+        return reply(res, 404, 'session not found; initialize a new session', -32001)
+      }
       return session.transport.handleRequest(req, res, body)
     }
     if (req.method !== 'POST') return reply(res, 400, 'no session: send an initialize request first')
-    return openSession(req, res, body)
+    return openSession(req, res, caller, body)
   }
 
   const server: Server = createServer((req, res) => {
@@ -144,10 +203,11 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     })
   })
   const port = (server.address() as AddressInfo).port
-  if (LOOPBACK.has(host)) {
-    allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`])
-  } else {
-    log(`listening on ${host}, not loopback: put authentication in front of this gateway`)
+  door.bind(host, port)
+  if (!door.isLoopback() && !options.authenticate) {
+    log(
+      `listening on ${host}, not loopback: set server.auth: token or put authentication in front of this gateway`,
+    )
   }
   const shownHost = host.includes(':') ? `[${host}]` : host
   return {
