@@ -199,6 +199,7 @@ async function overHttp(): Promise<{ aos: Round[]; acs: Round[] }> {
   const hello = async (sessionId: string) =>
     fetch(`${server.url}/acs`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify(clientHello(sessionId, {}, { key: KEY })),
     })
   try {

@@ -272,7 +272,11 @@ export default async function aosServerBench(): Promise<BenchResult[]> {
   const warden = await start('warden')
   let bare: Server | undefined
   try {
-    const check = await fetch(`${warden.url}/aos`, { method: 'POST', body: BODY })
+    const check = await fetch(`${warden.url}/aos`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: BODY,
+    })
     const text = await check.text()
     const answer = JSON.parse(text) as {
       result?: { decision?: string; data?: { trace?: { outcome: string }[] } }

@@ -9,8 +9,8 @@ import { ROOT } from '../helpers/cli.js'
 /** Where the README's screenshots are written. */
 export const SCREENSHOTS = join(ROOT, 'docs', 'screenshots')
 
-/** Starts headless Chromium. */
-export function launch(executablePath: string): Promise<Browser> {
+/** Starts headless Chromium (with extra command-line switches when given). */
+export function launch(executablePath: string, extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath,
     headless: true,
@@ -22,6 +22,7 @@ export function launch(executablePath: string): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   })
 }
