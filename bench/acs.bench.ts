@@ -23,6 +23,7 @@ import {
   acsRequest,
   clientHello,
   createAcsService,
+  createMemoryLedger,
   deriveSessionKey,
   settingsWith,
   signMessage,
@@ -116,11 +117,22 @@ async function statsRoute(app: FastifyInstance): Promise<void> {
   })
 }
 
+/**
+ * Replay memory for every id of the run: each ACS request leaves its request id and nonce for
+ * twice the skew window (10 minutes), so the default 200 000 ids fill during the fourth
+ * default round (5 000 + 3 x 30 000 requests = 190 000 ids) and the rest of it is refused
+ * -32603, as the ledger must rather than forget an id still in the window.
+ */
+const REPLAY_IDS = 4 * (HTTP_ROUNDS + 1) * HTTP_REQUESTS
+
 async function serve(): Promise<void> {
   const engine = createEngine({ hooks: HOOKS })
   const app = await createServer({
     engine,
-    acs: { settings: settingsWith({ keys: [{ ...KEY }] }) },
+    acs: {
+      settings: settingsWith({ keys: [{ ...KEY }] }),
+      ledger: createMemoryLedger({ maxKeys: Math.max(200_000, REPLAY_IDS) }),
+    },
     plugins: [statsRoute],
   })
   process.stdout.write(`${await listen(app, { port: 0, host: '127.0.0.1' })}\n`)
@@ -162,6 +174,7 @@ async function load(url: string, path: string, bodies: (i: number) => Buffer, co
   const cpu = async () => ((await (await fetch(`${url}/stats`)).json()) as { us: number }).us
   let next = 0
   let refused = 0
+  let firstRefused: string | undefined
   // autocannon's own duration ends on a one-second tick; time the first send to the last answer.
   let first = 0
   let last = 0
@@ -180,7 +193,10 @@ async function load(url: string, path: string, bodies: (i: number) => Buffer, co
         },
         onResponse: (status: number, body: string) => {
           last = performance.now()
-          if (status !== 200 || !body.includes('"decision":"allow"')) refused++
+          if (status !== 200 || !body.includes('"decision":"allow"')) {
+            refused++
+            firstRefused ??= `HTTP ${status} ${body.slice(0, 400)}`
+          }
         },
       },
     ],
@@ -188,7 +204,7 @@ async function load(url: string, path: string, bodies: (i: number) => Buffer, co
   const cpuUs = ((await cpu()) - before) / result.requests.total
   if (refused > 0 || result.errors > 0 || result.non2xx > 0 || result.requests.total < count) {
     throw new Error(
-      `${path}: ${refused} answers were not allow, ${result.errors} errors, ${result.requests.total}/${count} answered`,
+      `${path}: ${refused} answers were not allow, ${result.errors} errors, ${result.requests.total}/${count} answered${firstRefused ? `; the first refused: ${firstRefused}` : ''}`,
     )
   }
   return { rps: result.requests.total / ((last - first) / 1000), cpuUs }
@@ -196,12 +212,16 @@ async function load(url: string, path: string, bodies: (i: number) => Buffer, co
 
 async function overHttp(): Promise<{ aos: Round[]; acs: Round[] }> {
   const server = await startServer()
-  const hello = async (sessionId: string) =>
-    fetch(`${server.url}/acs`, {
+  const hello = async (sessionId: string) => {
+    const answer = await fetch(`${server.url}/acs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(clientHello(sessionId, {}, { key: KEY })),
     })
+    const text = await answer.text()
+    if (!text.includes('"negotiated_version"'))
+      throw new Error(`handshake/hello failed: ${text.slice(0, 300)}`)
+  }
   try {
     const rounds = { aos: [] as Round[], acs: [] as Round[] }
     for (let round = -1; round < HTTP_ROUNDS; round++) {
