@@ -5,7 +5,7 @@
 import { dirname, join, resolve } from 'node:path'
 import type { Persistence } from '../audit/index.js'
 import { createEngine, type Engine, errorMessage } from '../core/index.js'
-import { createOutboundClient, networkOptions } from '../net/index.js'
+import { createOutboundClient, isLoopbackAddress, networkOptions } from '../net/index.js'
 import { createManagementPlane, type ManagementPlane, specDefinition } from '../server/index.js'
 import { buildHandlers, type WardenConfig } from '../sources/index.js'
 
@@ -40,12 +40,6 @@ interface NotifySection {
   timeoutMs?: number
 }
 
-/** True for addresses only this machine can reach. */
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase()
-  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare)
-}
-
 /**
  * Why a server would be open to the network without authentication, or undefined when it is fine.
  */
@@ -54,7 +48,7 @@ export function exposureProblem(
   auth: string | undefined,
   insecure: boolean,
 ): string | undefined {
-  if (isLoopback(host) || auth === 'token' || insecure) return undefined
+  if (isLoopbackAddress(host) || auth === 'token' || insecure) return undefined
   return `refusing to listen on ${host} without authentication: anyone who can reach it could call /aos. Set server.auth: token in warden.yaml (and give agents a token from "warden tokens create --role agent"), or pass --insecure-no-auth if something in front of Warden checks callers`
 }
 

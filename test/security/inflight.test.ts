@@ -103,7 +103,7 @@ async function metric(url: string, line: string): Promise<number> {
 
 /** Starts a chunked POST that sends `first` bytes and waits; `finish` sends the rest. */
 function openUpload(url: string, first: number): { answer: Promise<Answer>; finish(): void } {
-  let finish = () => undefined as void
+  let finish: () => void = () => {}
   const answer = new Promise<Answer>((resolve, reject) => {
     const req = request(
       url,
@@ -151,7 +151,7 @@ describe('warden serve under 400 concurrent 1 MB requests', () => {
 
   it('answers every one 200 or 503 with the machine-derived limits, 503s naming the limit and counted', async () => {
     const body = aosBody(1_000_000)
-    const answers = await flood(400, (i) => post(`${served.url}/aos`, body))
+    const answers = await flood(400, () => post(`${served.url}/aos`, body))
     const statuses = new Set(answers.map((a) => a.status))
     expect([...statuses].every((s) => s === 200 || s === 503)).toBe(true)
     const refused = answers.filter((a) => a.status === 503)
