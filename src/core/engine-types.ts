@@ -3,7 +3,7 @@
 
 import { type BreakerOptions, type BreakerState, type BreakerTrip, DEFAULT_BREAKER } from './breaker.js'
 import type { Decision, DecisionKind, HookTrace, SkipReason } from './decision.js'
-import type { CheckedEvent, EventContext, JsonObject, ModifyCheck } from './events.js'
+import type { CheckedEvent, EventContext, JsonObject, ModifyCheck, OnCallerGone } from './events.js'
 import type { HandlerFactory, HookDefinition, HookSpec } from './hook.js'
 import type { Approver } from './outcome.js'
 
@@ -61,6 +61,11 @@ export interface DispatchInput {
    * audited and counted as the deny the caller answers.
    */
   acceptModify?: ModifyCheck
+  /**
+   * How to learn that the caller stopped waiting (an HTTP connection closed): handed to the
+   * approver with a held ask, so the approval can be marked abandoned at once.
+   */
+  onCallerGone?: OnCallerGone
 }
 
 /** What one hook did for one event in a dry run ({@link Engine.dryRun}). */

@@ -395,6 +395,7 @@ function checked(name: EventName, input: DispatchInput): CheckedEvent {
     context: input.context ?? EMPTY_CONTEXT,
   }
   if (input.acceptModify) event.acceptModify = input.acceptModify
+  if (input.onCallerGone) event.onCallerGone = input.onCallerGone
   return event
 }
 

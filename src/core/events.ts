@@ -133,7 +133,15 @@ export interface CheckedEvent {
   context: EventContext
   /** The caller's check of a modify it must apply (see `DispatchInput.acceptModify`). */
   acceptModify?: ModifyCheck
+  /** How to learn that the caller stopped waiting (see `DispatchInput.onCallerGone`). */
+  onCallerGone?: OnCallerGone
 }
+
+/**
+ * Registers a listener called once if the caller waiting for a decision goes away (its
+ * connection closed before the answer was sent). A function, so it never reaches a record.
+ */
+export type OnCallerGone = (listener: () => void) => void
 
 /**
  * A caller's check of a modify's payload: why the caller cannot apply it, or undefined when

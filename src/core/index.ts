@@ -64,6 +64,7 @@ export type {
   JsonObject,
   McpPayload,
   ModifyCheck,
+  OnCallerGone,
   PayloadByEvent,
   ToolCall,
   WardenEvent,

@@ -5,7 +5,7 @@
 import type { ChainResult } from './chain.js'
 import type { Decision, DecisionKind, HookTrace } from './decision.js'
 import { errorMessage } from './errors.js'
-import type { CheckedEvent, JsonObject } from './events.js'
+import type { CheckedEvent, JsonObject, OnCallerGone } from './events.js'
 
 /** What an approver is asked. */
 export interface ApprovalRequest {
@@ -16,6 +16,8 @@ export interface ApprovalRequest {
   timeoutMs: number
   /** Aborted when the approval times out. */
   signal: AbortSignal
+  /** Registers a listener for the caller going away, when the dispatch could tell. */
+  onCallerGone?: OnCallerGone
 }
 
 /** A human's (or a program's) answer to an approval request. */
@@ -126,13 +128,17 @@ export async function resolveAsk(
   })
   let answer: ApprovalAnswer | 'timeout'
   try {
-    const pending = { ...event, payload: result.payload }
-    answer = await Promise.race([
-      Promise.resolve().then(() =>
-        approver({ decisionId, event: pending, asks, timeoutMs, signal: controller.signal }),
-      ),
-      timeout,
-    ])
+    const { onCallerGone, acceptModify: _check, ...rest } = event
+    const pending = { ...rest, payload: result.payload }
+    const request: ApprovalRequest = {
+      decisionId,
+      event: pending,
+      asks,
+      timeoutMs,
+      signal: controller.signal,
+    }
+    if (onCallerGone) request.onCallerGone = onCallerGone
+    answer = await Promise.race([Promise.resolve().then(() => approver(request)), timeout])
   } catch (error) {
     return denied(`${summary}; the approver failed (${errorMessage(error)}), so the action is denied`, {
       outcome: 'unavailable',

@@ -27,7 +27,12 @@ export class InFlightRefusalError extends Error {
 /** Methods that carry no body and are never limited (the UI, /metrics, /healthz, /ws). */
 const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
-const tickets = new WeakMap<FastifyRequest['raw'], InFlightTicket>()
+/** Where an admitted request keeps its ticket (a property: cheaper than a WeakMap entry). */
+const TICKET = Symbol('warden.inflight.ticket')
+type Ticketed = FastifyRequest['raw'] & { [TICKET]?: InFlightTicket }
+
+/** Bodies up to this size are under any route's body limit; only larger ones look it up. */
+const SURELY_UNDER_LIMIT = 64 * 1024
 
 /**
  * Puts the app's requests under `limiter`. Register it before the routes' plugins so that
@@ -39,19 +44,21 @@ export function limitInFlight(app: FastifyInstance, limiter: InFlightLimiter): v
     // A body declared over the route's own limit is refused 413 without being kept, so it
     // holds a place but no bytes.
     const declared = declaredLength(request.headers['content-length'])
-    const bodyLimit =
-      request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? Number.POSITIVE_INFINITY
-    const admitted = limiter.admit(declared !== undefined && declared > bodyLimit ? 0 : declared)
+    const over =
+      declared !== undefined &&
+      declared > SURELY_UNDER_LIMIT &&
+      declared > (request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? Number.POSITIVE_INFINITY)
+    const admitted = limiter.admit(over ? 0 : declared)
     if (isRefusal(admitted)) {
       sendRefusal(reply, admitted)
       return
     }
-    tickets.set(request.raw, admitted)
+    ;(request.raw as Ticketed)[TICKET] = admitted
     reply.raw.once('close', admitted.release)
     done()
   })
   app.addHook('preParsing', (request, _reply, payload, done) => {
-    const ticket = tickets.get(request.raw)
+    const ticket = (request.raw as Ticketed)[TICKET]
     // With a Content-Length the whole body was counted on admission.
     if (!ticket || request.headers['content-length'] !== undefined) return done(null, payload)
     done(null, countedStream(payload, ticket))

@@ -169,35 +169,27 @@ export class InFlightLimiter {
     this.requestCount++
     this.byteCount += declared
     this.lastActivity = Date.now()
-    let held = declared
-    let seen = 0
-    let released = false
-    return {
-      add: (bytes) => {
-        if (released) return undefined
-        seen += bytes
-        if (seen <= held) return undefined
-        const more = seen - held
-        const elsewhere = this.bytesElsewhere()
-        if (this.byteCount + elsewhere + more > this.limits.maxInFlightBytes) {
-          return this.refuse(
-            'maxInFlightBytes',
-            `a body streamed past ${seen} bytes would take the bytes in flight past ${this.limits.maxInFlightBytes}`,
-          )
-        }
-        this.byteCount += more
-        held = seen
-        return undefined
-      },
-      release: () => {
-        if (released) return
-        released = true
-        this.requestCount--
-        this.byteCount -= held
-        this.through += held
-        this.lastActivity = Date.now()
-      },
+    return new Ticket(this, declared)
+  }
+
+  /** Streamed bytes past what a ticket holds: taken, or the refusal (see {@link Ticket}). */
+  takeMore(more: number, seen: number): InFlightRefusal | undefined {
+    if (this.byteCount + this.bytesElsewhere() + more > this.limits.maxInFlightBytes) {
+      return this.refuse(
+        'maxInFlightBytes',
+        `a body streamed past ${seen} bytes would take the bytes in flight past ${this.limits.maxInFlightBytes}`,
+      )
     }
+    this.byteCount += more
+    return undefined
+  }
+
+  /** Gives back one request's place and its held bytes (see {@link Ticket}). */
+  giveBack(held: number): void {
+    this.requestCount--
+    this.byteCount -= held
+    this.through += held
+    this.lastActivity = Date.now()
   }
 
   private refuse(limit: InFlightLimit, why: string): InFlightRefusal {
@@ -215,6 +207,38 @@ export class InFlightLimiter {
         // a failing listener must not change the answer
       }
     }
+    return refusal
+  }
+}
+
+/**
+ * One admitted request's hold: a class rather than closures, since one is made per request
+ * on the hot path; `release` is bound once so it can be a listener.
+ */
+class Ticket implements InFlightTicket {
+  private held: number
+  private seen = 0
+  private released = false
+  readonly release: () => void
+
+  constructor(
+    private readonly limiter: InFlightLimiter,
+    declared: number,
+  ) {
+    this.held = declared
+    this.release = () => {
+      if (this.released) return
+      this.released = true
+      this.limiter.giveBack(this.held)
+    }
+  }
+
+  add(bytes: number): InFlightRefusal | undefined {
+    if (this.released) return undefined
+    this.seen += bytes
+    if (this.seen <= this.held) return undefined
+    const refusal = this.limiter.takeMore(this.seen - this.held, this.seen)
+    if (refusal === undefined) this.held = this.seen
     return refusal
   }
 }

@@ -15,7 +15,7 @@ import {
 } from '../protocols/acs/index.js'
 import { openAcsLedger, type SqlAcsLedger } from './acs-ledger.js'
 import { type Authenticate, decisionTenant, refusedBodyType } from './front-door.js'
-import { rawBody, rawRpcScope, refusedEncoding } from './rpc-scope.js'
+import { callerGone, rawBody, rawRpcScope, refusedEncoding } from './rpc-scope.js'
 
 /** Settings of the `/acs` route. */
 export interface AcsRouteOptions {
@@ -59,7 +59,11 @@ export async function mountAcs(app: FastifyInstance, options: AcsRouteOptions): 
       if (caller === undefined) return reply
       const { tenant } = caller
       const body = rawBody(request)
-      const answer = await service.handleBody(body, tenant === undefined ? {} : { tenant })
+      const onCallerGone = callerGone(reply)
+      const answer = await service.handleBody(
+        body,
+        tenant === undefined ? { onCallerGone } : { tenant, onCallerGone },
+      )
       return reply
         .code(200)
         .header('content-type', 'application/json; charset=utf-8')

@@ -21,8 +21,7 @@ import {
 } from '../protocols/index.js'
 import { type AcsRouteOptions, mountAcs } from './acs.js'
 import { type Authenticate, decisionTenant, installFrontDoor, refusedBodyType } from './front-door.js'
-import { callerScope } from './management/index.js'
-import { rawBody, rawRpcScope, refusedEncoding } from './rpc-scope.js'
+import { callerGone, rawBody, rawRpcScope, refusedEncoding } from './rpc-scope.js'
 import { serverTimeouts, type TimeoutSettings } from './timeouts.js'
 
 /** Something that adds routes to the app (e.g. `/metrics`, `/ws`). */
@@ -80,8 +79,6 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   })
   installFrontDoor(app, { allowedHosts: options.allowedHosts, tokenAuth: options.authenticate !== undefined })
   limitInFlight(app, options.inFlight ?? new InFlightLimiter())
-  // A held request knows when its caller goes away (an approval is then abandoned at once).
-  app.addHook('preValidation', callerScope)
   const service = createAosService({
     engine: options.engine,
     version,
@@ -135,7 +132,12 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       if (caller === undefined) return reply
       send(
         reply,
-        await service.answerBody(body, caller.tenant === undefined ? {} : { tenant: caller.tenant }),
+        await service.answerBody(
+          body,
+          caller.tenant === undefined
+            ? { onCallerGone: callerGone(reply) }
+            : { tenant: caller.tenant, onCallerGone: callerGone(reply) },
+        ),
       )
       return reply
     }
@@ -147,7 +149,11 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       const body = rawBody(request)
       if (options.authenticate) return authenticated(request, reply, options.authenticate, body)
       const tenant = request.headers['x-warden-tenant']
-      const answer = service.answerBody(body, tenant === undefined ? {} : { tenant })
+      const onCallerGone = callerGone(reply)
+      const answer = service.answerBody(
+        body,
+        tenant === undefined ? { onCallerGone } : { tenant, onCallerGone },
+      )
       if (answer instanceof Promise) {
         answer.then(
           (settled) => send(reply, settled),

@@ -1,8 +1,10 @@
 // What the JSON-RPC routes (`POST /aos`, `POST /acs`) share: bodies read raw, so that bad
 // UTF-8, bad JSON, deep nesting and bodies over the limit become JSON-RPC errors rather
-// than HTTP failures, and compressed bodies refused naming content-encoding.
+// than HTTP failures, compressed bodies refused naming content-encoding, and how a held
+// request learns that its caller went away.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { OnCallerGone } from '../core/index.js'
 import { answeredRefusal } from '../inflight/index.js'
 import { errorResponse, RPC_ERRORS, rpcError } from '../protocols/aos/index.js'
 
@@ -62,4 +64,20 @@ export function refusedEncoding(request: FastifyRequest, reply: FastifyReply): b
 /** The raw body of a request read by a {@link rawRpcScope} (empty when there was none). */
 export function rawBody(request: FastifyRequest): Buffer {
   return Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+}
+
+/**
+ * How a held request learns that its caller went away: a listener on the response's
+ * `close`, called when the connection closed before the answer was written (so a held ask
+ * is marked abandoned at once). Registered only when an approver asks for it.
+ */
+export function callerGone(reply: FastifyReply): OnCallerGone {
+  return (listener) => {
+    const raw = reply.raw
+    if (raw.writableFinished) return
+    if (raw.destroyed) return listener()
+    raw.once('close', () => {
+      if (!raw.writableFinished) listener()
+    })
+  }
 }

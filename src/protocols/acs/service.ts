@@ -5,7 +5,7 @@
 // canonicalized once per request (signature check and request hash), and a response's JSON
 // text is the canonical form it was signed over, kept for `replyText`.
 
-import type { Engine, JsonObject } from '../../core/index.js'
+import type { Engine, JsonObject, OnCallerGone } from '../../core/index.js'
 import { decodeBody, errorResponse, type RpcError } from '../aos/index.js'
 import { sha256Hex, signEnvelope } from './crypto.js'
 import { decisionResult, deferReason } from './decisions.js'
@@ -49,6 +49,8 @@ export interface AcsServiceOptions {
 /** Who sent the body, beyond the body itself. */
 export interface AcsCaller {
   tenant?: string
+  /** How to learn that the caller went away (a held ask is then abandoned). */
+  onCallerGone?: OnCallerGone
 }
 
 /** A response body: one response or a batch of them. */
@@ -171,7 +173,11 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     if (tenant !== undefined) context.tenantId = tenant
     const metadata = request.params.metadata as JsonObject
     if (typeof metadata.turn_id === 'string') context.turnId = metadata.turn_id
-    const decision = await engine.dispatch({ event, payload, context, wait: true })
+    const decision = await engine.dispatch(
+      caller.onCallerGone
+        ? { event, payload, context, wait: true, onCallerGone: caller.onCallerGone }
+        : { event, payload, context, wait: true },
+    )
     const recorded = decision.decision
     if (decision.trace.length === 0 && decision.reasonCode[0] === 'invalid-event') {
       throw new AcsError(ACS_ERRORS.invalidParams, `params.payload: ${decision.reason}`)

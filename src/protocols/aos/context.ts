@@ -1,7 +1,7 @@
 // The AOS StepContext and A2A context mapped onto Warden's event context and back, with
 // the tenant taken from the `X-Warden-Tenant` header, else `context.user.organization.id`.
 
-import type { EventContext, Json, JsonObject } from '../../core/index.js'
+import type { EventContext, Json, JsonObject, OnCallerGone } from '../../core/index.js'
 import { isObject, optionalOf, requireObject } from './fields.js'
 import { RPC_ERRORS, rpcError } from './jsonrpc.js'
 
@@ -9,6 +9,8 @@ import { RPC_ERRORS, rpcError } from './jsonrpc.js'
 export interface RequestMeta {
   /** The `X-Warden-Tenant` header, when sent. */
   tenant?: string
+  /** How to learn that the HTTP caller went away (for held asks). */
+  onCallerGone?: OnCallerGone
 }
 
 /** Keys Warden sets itself; a caller's values for them are not taken over. */

@@ -3,7 +3,7 @@
 // maps each method onto its event, asks the engine and maps the decision back.
 
 import { dispatchSoon, type Soon } from '../../core/engine.js'
-import type { Decision, DispatchInput, Engine, JsonObject } from '../../core/index.js'
+import type { Decision, DispatchInput, Engine, JsonObject, OnCallerGone } from '../../core/index.js'
 import { checkTenant, type RequestMeta } from './context.js'
 import {
   checkEnvelope,
@@ -39,14 +39,20 @@ export type AosReply = JsonObject | JsonObject[] | undefined
 /** The AOS Guardian service. */
 export interface AosService {
   /** Answers a raw request body with the headers that matter (the tenant header). */
-  handleBody(body: Uint8Array, headers: { tenant?: string | string[] }): Promise<AosReply>
+  handleBody(body: Uint8Array, headers: AosHeaders): Promise<AosReply>
   /**
    * {@link AosService.handleBody}, answering synchronously when every hook that ran did
    * (no promise is made), else with a promise. Never throws.
    */
-  answerBody(body: Uint8Array, headers: { tenant?: string | string[] }): Soon<AosReply>
+  answerBody(body: Uint8Array, headers: AosHeaders): Soon<AosReply>
   /** Answers an already decoded body. */
   handle(body: unknown, meta: RequestMeta): Promise<AosReply>
+}
+
+/** What a request's transport adds: the tenant header, and how to learn the caller left. */
+export interface AosHeaders {
+  tenant?: string | string[]
+  onCallerGone?: OnCallerGone
 }
 
 export const AOS_DEFAULTS = { maxBatch: 100, maxDepth: 64 } as const
@@ -78,6 +84,7 @@ export function createAosService(options: AosServiceOptions): AosService {
       const sent = request as RpcRequest & { id: RpcId }
       input.acceptModify = (modified) => aosModifyProblem(sent, mapped.payload, modified)
     }
+    if (meta.onCallerGone) input.onCallerGone = meta.onCallerGone
     const decision = dispatchSoon(engine, input)
     if (decision instanceof Promise) return decision.then((made) => answered(request, made, mapped.payload))
     return answered(request, decision, mapped.payload)
@@ -138,7 +145,7 @@ export function createAosService(options: AosServiceOptions): AosService {
     return handleSoon(body, meta)
   }
 
-  function answerBody(raw: Uint8Array, headers: { tenant?: string | string[] }): Soon<AosReply> {
+  function answerBody(raw: Uint8Array, headers: AosHeaders): Soon<AosReply> {
     let body: unknown
     try {
       body = decodeBody(raw, maxDepth)
@@ -151,6 +158,11 @@ export function createAosService(options: AosServiceOptions): AosService {
     } catch (error) {
       const id = Array.isArray(body) ? null : (readableId(body) ?? null)
       return errorResponse(id, error as RpcError)
+    }
+    if (headers.onCallerGone) {
+      const meta: RequestMeta = { onCallerGone: headers.onCallerGone }
+      if (tenant !== undefined) meta.tenant = tenant
+      return handleSoon(body, meta)
     }
     return handleSoon(body, tenant === undefined ? NO_META : { tenant })
   }

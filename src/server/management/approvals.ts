@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto'
 import type { ApprovalAnswer, ApprovalRequest, Approver, JsonObject } from '../../core/index.js'
 import { errorMessage } from '../../core/index.js'
 import type { ApprovalResolution, ApprovalRow, Store } from '../../store/index.js'
-import { callerSignal } from './caller.js'
 import type { PushHub } from './hub.js'
 import { Presence } from './presence.js'
 
@@ -189,12 +188,9 @@ export class ApprovalBroker {
       () => void this.expire(row.id, `no decision within ${request.timeoutMs} ms`),
       { once: true },
     )
-    const caller = callerSignal()
-    if (caller) {
-      const gone = () => void this.abandon(row.id, 'the caller closed its connection before a decision')
-      if (caller.aborted) gone()
-      else caller.addEventListener('abort', gone, { once: true })
-    }
+    request.onCallerGone?.(
+      () => void this.abandon(row.id, 'the caller closed its connection before a decision'),
+    )
     return answer
   }
 

@@ -2,7 +2,6 @@
 
 export type { ApprovalBrokerOptions, ResolveInput } from './approvals.js'
 export { ApprovalBroker, approvalView } from './approvals.js'
-export { callerScope, callerSignal } from './caller.js'
 export type { ManagementSettings } from './context.js'
 export { MANAGEMENT_DEFAULTS } from './context.js'
 export type { PushTopic, Subscriber } from './hub.js'
