@@ -304,9 +304,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       `${delay ? `${delay.p99} ms p99, ${delay.p50} ms p50, ${delay.max} ms max in the last process (probe)` : 'no probe data'}${earlier.length ? `; p99 of the processes killed: ${earlier.join(', ')}` : ''}; /metrics: ${exposed ?? 'no event-loop metric exposed'}`,
     )
     const logged = [...warden.errors].sort((a, b) => b[1] - a[1])
-    // expected: audit writes and the approvals' expiry failing while the store is down or
-    // full, the broken hook file
-    const expected = /could not write N audit record|cannot expire old approvals|soak-md\.md/
+    // expected: audit writes, the approvals' expiry and the instance heartbeat failing while
+    // the store is down or full, the broken hook file
+    const expected =
+      /could not write N audit record|cannot expire old approvals|instance heartbeat failed|soak-md\.md/
     const unexpected = logged.filter(([m]) => !expected.test(m))
     add(
       'no unexpected server errors',
