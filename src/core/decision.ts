@@ -289,3 +289,11 @@ export function refuseUnappliable(
     reasonCode: [...decision.reasonCode, 'modify-refused'],
   }
 }
+
+/**
+ * The reason of the deny a blocking decision becomes when its record could not be written
+ * (the audit trail stores the same text for it).
+ */
+export function unrecordedReason(cause: string): string {
+  return `the decision could not be recorded (${cause}), so the action is denied`
+}

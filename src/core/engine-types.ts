@@ -2,6 +2,7 @@
 // callers pass to dispatch, and the Engine interface itself.
 
 import { type BreakerOptions, type BreakerState, type BreakerTrip, DEFAULT_BREAKER } from './breaker.js'
+import type { EventName } from './catalog.js'
 import type { Decision, DecisionKind, HookTrace, SkipReason } from './decision.js'
 import type { CheckedEvent, EventContext, JsonObject, ModifyCheck, OnCallerGone } from './events.js'
 import type { HandlerFactory, HookDefinition, HookSpec } from './hook.js'
@@ -137,4 +138,19 @@ export interface Engine {
   drain(): Promise<void>
   /** Drains, stops hooks in flight and releases handlers. Later dispatches are denied. */
   close(): Promise<void>
+}
+
+/** The context of an event dispatched without one (frozen: shared). */
+export const EMPTY_CONTEXT: EventContext = Object.freeze({}) as EventContext
+
+/** The event as the hooks and the recorder see it, once its name and shape are checked. */
+export function checkedEvent(name: EventName, input: DispatchInput): CheckedEvent {
+  const event: CheckedEvent = {
+    event: name,
+    payload: input.payload as JsonObject,
+    context: input.context ?? EMPTY_CONTEXT,
+  }
+  if (input.acceptModify) event.acceptModify = input.acceptModify
+  if (input.onCallerGone) event.onCallerGone = input.onCallerGone
+  return event
 }

@@ -5,11 +5,13 @@
 import { type BreakerTrip, DEFAULT_BREAKER, MemoryBreakerState } from './breaker.js'
 import { type EventName, isBlockingEvent, lookupEventName } from './catalog.js'
 import { type ChainResult, prepareHook, type RegisteredHook, runChain } from './chain.js'
-import { type Decision, type DecisionKind, refuseUnappliable } from './decision.js'
+import { type Decision, type DecisionKind, refuseUnappliable, unrecordedReason } from './decision.js'
 import { dryRun } from './dry-run.js'
 import {
+  checkedEvent,
   DEFAULT_LIMITS,
   type DispatchInput,
+  EMPTY_CONTEXT,
   type Engine,
   type EngineOptions,
   type Limits,
@@ -254,9 +256,9 @@ export function createEngine(options: EngineOptions): Engine {
         durationMs: 0,
         blocking,
       }
-      return options.recorder ? record(decision, checked(name, input)) : decision
+      return options.recorder ? record(decision, checkedEvent(name, input)) : decision
     }
-    const event = checked(name, input)
+    const event = checkedEvent(name, input)
     const hooks = view.select(event.context)
     const started = clock.now()
     const size = payloadBytes(event.payload, limits.maxPayloadBytes)
@@ -387,30 +389,8 @@ interface ResolvedName {
   depthCap: number
 }
 
-/** The event as the hooks and the recorder see it, once its name and shape are checked. */
-function checked(name: EventName, input: DispatchInput): CheckedEvent {
-  const event: CheckedEvent = {
-    event: name,
-    payload: input.payload as JsonObject,
-    context: input.context ?? EMPTY_CONTEXT,
-  }
-  if (input.acceptModify) event.acceptModify = input.acceptModify
-  if (input.onCallerGone) event.onCallerGone = input.onCallerGone
-  return event
-}
-
 /** The clock, read once (the global is a getter in Node). */
 const clock = globalThis.performance
 
-const EMPTY_CONTEXT: EventContext = Object.freeze({}) as EventContext
-
 /** The shared empty list of decisions no hook took part in (frozen: read-only). */
 const NONE = Object.freeze([]) as unknown as string[]
-
-/**
- * The reason of the deny a blocking decision becomes when its record could not be written
- * (the audit trail stores the same text for it).
- */
-export function unrecordedReason(cause: string): string {
-  return `the decision could not be recorded (${cause}), so the action is denied`
-}

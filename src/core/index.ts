@@ -37,10 +37,11 @@ export {
   modify,
   normalizeVerdict,
   refuseUnappliable,
+  unrecordedReason,
   withToolInput,
   withToolOutput,
 } from './decision.js'
-export { createEngine, unrecordedReason } from './engine.js'
+export { createEngine } from './engine.js'
 export type {
   DecisionRecord,
   DispatchInput,

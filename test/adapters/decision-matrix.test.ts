@@ -28,6 +28,7 @@ import {
   type EventName,
   type HookCall,
   type HookDefinition,
+  type JsonObject,
 } from '../../src/index.js'
 import { startAnthropicServer, toolResults } from './servers/anthropic.js'
 import { runClaude, scratch } from './servers/claude-run.js'
@@ -372,21 +373,27 @@ describe('decision matrix: Claude Agent SDK (query streams its messages; there i
   }
 })
 
+/** A decision on `event` of `kind`, carrying `payload` when it is a modify. */
+function sdkDecision(event: EventName, kind: 'allow' | 'modify', reason: string, payload: JsonObject) {
+  return {
+    id: 'd-1',
+    event,
+    decision: kind,
+    reason,
+    reasonCode: [],
+    additionalContext: [],
+    policies: [],
+    trace: [],
+    durationMs: 0,
+    blocking: true,
+    ...(kind === 'modify' ? { payload } : {}),
+  }
+}
+
 describe('decision matrix: Claude Agent SDK events it cannot rewrite', () => {
   it('a modify of a sub-agent start stops it with the cause; allow lets it start', () => {
-    const decision = (kind: 'allow' | 'modify') => ({
-      id: 'd-1',
-      event: 'subagent.start' as EventName,
-      decision: kind,
-      reason: 'matrix rewrote the task',
-      reasonCode: [],
-      additionalContext: [],
-      policies: [],
-      trace: [],
-      durationMs: 0,
-      blocking: true,
-      ...(kind === 'modify' ? { payload: { subagent: { name: 'x' } } } : {}),
-    })
+    const decision = (kind: 'allow' | 'modify') =>
+      sdkDecision('subagent.start', kind, 'matrix rewrote the task', { subagent: { name: 'x' } })
     expect(toHookOutput('SubagentStart', decision('modify'))).toEqual({
       continue: false,
       stopReason:
@@ -398,19 +405,10 @@ describe('decision matrix: Claude Agent SDK events it cannot rewrite', () => {
 
 describe('decision matrix: Claude Agent SDK permission flow', () => {
   it('a rewritten tool input is passed on without granting permission; an allow grants nothing', () => {
-    const decision = (kind: 'allow' | 'modify') => ({
-      id: 'd-2',
-      event: 'tool.pre' as EventName,
-      decision: kind,
-      reason: 'matrix rewrote the command',
-      reasonCode: [],
-      additionalContext: [],
-      policies: [],
-      trace: [],
-      durationMs: 0,
-      blocking: true,
-      ...(kind === 'modify' ? { payload: { tool: { name: 'Bash', input: { command: 'ls' } } } } : {}),
-    })
+    const decision = (kind: 'allow' | 'modify') =>
+      sdkDecision('tool.pre', kind, 'matrix rewrote the command', {
+        tool: { name: 'Bash', input: { command: 'ls' } },
+      })
     expect(toHookOutput('PreToolUse', decision('modify'))).toEqual({
       hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command: 'ls' } },
     })
