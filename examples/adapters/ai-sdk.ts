@@ -5,9 +5,9 @@
 
 import { createOpenAI } from '@ai-sdk/openai'
 import { stepCountIs, streamText, tool, wrapLanguageModel } from 'ai'
+import { createEngine } from 'warden'
+import { guardTools, wardenMiddleware } from 'warden/adapters/ai-sdk'
 import { z } from 'zod'
-import { guardTools, wardenMiddleware } from '../../src/adapters/ai-sdk/index.js'
-import { createEngine } from '../../src/index.js'
 
 const engine = createEngine({
   hooks: [

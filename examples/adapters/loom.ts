@@ -2,7 +2,7 @@
 // interceptors that rewrite or block, and reminders for the next model call.
 // Run: npx tsx examples/adapters/loom.ts
 
-import { createLoomRuntime } from '../../src/adapters/loom/index.js'
+import { createLoomRuntime } from 'warden/adapters/loom'
 
 const runtime = createLoomRuntime()
 runtime.register('tool.pre', {

@@ -5,9 +5,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { createEngine } from 'warden'
+import { guardMcpClient } from 'warden/adapters/mcp-client'
 import { z } from 'zod'
-import { guardMcpClient } from '../../src/adapters/mcp-client/index.js'
-import { createEngine } from '../../src/index.js'
 
 // A small MCP server, linked in memory (any transport works the same).
 const server = new McpServer({ name: 'files', version: '1.0.0' })

@@ -4,9 +4,9 @@
 // (OPENAI_BASE_URL may point at any server speaking the Responses API.)
 
 import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents'
+import { createEngine } from 'warden'
+import { wardenGuardrails } from 'warden/adapters/openai-agents'
 import { z } from 'zod'
-import { wardenGuardrails } from '../../src/adapters/openai-agents/index.js'
-import { createEngine } from '../../src/index.js'
 
 setTracingDisabled(true)
 const engine = createEngine({

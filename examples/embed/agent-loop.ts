@@ -2,7 +2,7 @@
 // first; denials and rewrites are fed back to the model as reminders.
 // Run: npx tsx examples/embed/agent-loop.ts
 
-import { allow, createEngine, deny, type HookCall, renderReminders, withToolInput } from '../../src/index.js'
+import { allow, createEngine, deny, type HookCall, renderReminders, withToolInput } from 'warden'
 
 const engine = createEngine({
   hooks: [

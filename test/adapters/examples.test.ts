@@ -89,15 +89,19 @@ describe('examples/adapters', () => {
     expect(JSON.stringify(openai.requests[1]?.body.input)).toContain('deleting files is not allowed')
   })
 
-  it('claude-agent-sdk.ts blocks rm -rf through the real Claude Code', async () => {
+  it('claude-agent-sdk.ts blocks rm -rf and asks before git push, through the real Claude Code', async () => {
     where = scratch()
     anthropic = await startAnthropicServer([
       { tool: { name: 'Bash', input: { command: 'rm -rf build', description: 'remove build' } } },
+      { tool: { name: 'Bash', input: { command: 'git push', description: 'push' } } },
       { text: 'Warden said no.' },
     ])
     const run = await runExample('claude-agent-sdk.ts', offlineEnv(anthropic.url, where.home))
     expect(run.code, run.out).toBe(0)
     expect(run.out).toContain('rm -rf is never allowed')
+    // The approval callback runs for Bash: the SDK does not shadow canUseTool.
+    expect(run.out).toContain('approve? pushing needs a person to approve it (answering no)')
+    expect(run.out).not.toContain('CAN_USE_TOOL_SHADOWED')
     expect(run.out).toContain('Warden said no.')
   }, 60_000)
 })
