@@ -9,6 +9,7 @@ import { ConditionLimitError } from './cel.js'
 import type { HookMeta, HookTrace, PolicyRef, Verdict } from './decision.js'
 import { errorMessage, WardenError } from './errors.js'
 import { type CheckedEvent, checkEventShape, type JsonObject } from './events.js'
+import { observedVerdict } from './home-rules.js'
 import {
   type HandlerFactory,
   type HookDefinition,
@@ -83,6 +84,8 @@ export interface ChainResult {
   additionalContext: string[]
   trace: HookTrace[]
   policies: PolicyRef[]
+  /** A hook with `blocks: true` denied: the decision stands even on an event that does not block. */
+  blockedByHome?: true
 }
 
 /** What the chain needs from the engine. */
@@ -238,6 +241,8 @@ function* chainSteps(
       if (verdict.type === 'deny' && hook.breakerCountsBlocks && trace.error === undefined)
         countBlock(hook, tenant, verdict.reason, env)
     }
+    if (hook.blocks === false) verdict = observedVerdict(verdict, current.event)
+    else if (hook.blocks === true && verdict.type === 'deny') result.blockedByHome = true
     lastEnd = clock.now()
     trace.durationMs = microseconds(lastEnd - hookStart)
     trace.outcome = verdict.type

@@ -241,14 +241,31 @@ function modifiedVerdict(raw: Record<string, unknown>, payload: JsonObject, base
   }
 }
 
-/** The payload with `tool.input` replaced (a tool event or an MCP `tools/call`). */
+/**
+ * The payload with `tool.input` replaced (a tool event or an MCP `tools/call`); on an A2A
+ * request, whose input is its params, `a2a.payload.params`.
+ */
 export function withToolInput(payload: JsonObject, input: JsonObject): JsonObject {
+  const a2a = a2aEnvelope(payload, 'params')
+  if (a2a)
+    return replaceKey(
+      payload,
+      'a2a',
+      replaceKey(a2a.outer, 'payload', replaceKey(a2a.inner, 'params', input)),
+    )
   const tool = isObject(payload.tool) ? payload.tool : { name: '' }
   return replaceKey(payload, 'tool', Object.assign({}, tool, { input }))
 }
 
-/** The payload with `tool.output` replaced. */
+/** The payload with `tool.output` replaced; on an A2A answer, `a2a.payload.result`. */
 export function withToolOutput(payload: JsonObject, output: JsonObject[keyof JsonObject]): JsonObject {
+  const a2a = a2aEnvelope(payload, 'result')
+  if (a2a)
+    return replaceKey(
+      payload,
+      'a2a',
+      replaceKey(a2a.outer, 'payload', replaceKey(a2a.inner, 'result', output)),
+    )
   const tool = isObject(payload.tool) ? payload.tool : { name: '' }
   return replaceKey(payload, 'tool', Object.assign({}, tool, { output }))
 }
@@ -258,6 +275,13 @@ function replaceKey(object: JsonObject, key: string, value: JsonObject[keyof Jso
   const copy: JsonObject = Object.assign({}, object)
   copy[key] = value
   return copy
+}
+
+/** An A2A event's `a2a` and its JSON-RPC `a2a.payload` holding `field`, for a payload without `tool`. */
+function a2aEnvelope(payload: JsonObject, field: 'params' | 'result') {
+  if (payload.tool !== undefined || !isObject(payload.a2a)) return undefined
+  const inner = payload.a2a.payload
+  return isObject(inner) && field in inner ? { outer: payload.a2a, inner } : undefined
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -25,6 +25,7 @@ import {
   type ShapeCheck,
   shapeCheckFor,
 } from './events.js'
+import { blocksAtHome } from './home-rules.js'
 import type { HookDefinition, HookSpec } from './hook.js'
 import { DecisionIds, randomIdPrefix } from './ids.js'
 import { cannotBlock, compose, type DecisionCore, resolveAsk } from './outcome.js'
@@ -178,7 +179,7 @@ export function createEngine(options: EngineOptions): Engine {
       policies: core.policies,
       trace: result.trace,
       durationMs: clock.now() - started,
-      blocking,
+      blocking: blocking || result.blockedByHome === true,
     }
     if (core.payload !== undefined) decision.payload = core.payload
     if (core.approval !== undefined) decision.approval = core.approval
@@ -267,7 +268,8 @@ export function createEngine(options: EngineOptions): Engine {
       return early(id, event, 'deny', reason, 'payload-too-large', started)
     }
     if (blocking) return decide(id, event, hooks, started, true)
-    if (input.wait) return Promise.resolve(decide(id, event, hooks, started, false)).then(cannotBlock)
+    if (input.wait || hooks.some(blocksAtHome))
+      return Promise.resolve(decide(id, event, hooks, started, false)).then(cannotBlock)
     const running = Promise.resolve(decide(id, event, hooks, started, false)).then(() => undefined)
     background.add(running)
     void running.finally(() => background.delete(running))

@@ -49,6 +49,10 @@ export interface A2aResponsePayload extends Omit<A2aPayload, 'method'> {
   method?: string
   direction: 'inbound'
   kind: 'task' | 'message' | 'statusUpdate' | 'artifactUpdate' | 'result'
+  /** The task the answer is about, whatever the wire form (always present on the gateway). */
+  task?: JsonObject
+  /** The artifacts the answer carries (always present on the gateway; [] when none). */
+  artifacts?: Json[]
 }
 
 /** The payload shape of each canonical event. */

@@ -6,6 +6,7 @@ import { type EventName, lookupEventName, suggestEventNames } from './catalog.js
 import type { HookMeta, PolicyRef, Verdict } from './decision.js'
 import { WardenError } from './errors.js'
 import type { CheckedEvent } from './events.js'
+import { loomFnBlocking } from './home-rules.js'
 
 /** The policy applied when a hook times out or fails. */
 export type FailurePolicy = 'deny' | 'allow'
@@ -46,6 +47,13 @@ export interface HookDefinition {
   maxInvocationsPerTurn?: number
   /** Count this hook's own denials toward its circuit breaker, as GoClaw does. Default false. */
   breakerCountsBlocks?: boolean
+  /**
+   * Whether this hook's deny and ask count on its event, overriding the event's rule:
+   * `false` only observes (recorded; the action goes ahead), `true` blocks even on an event
+   * that does not (the caller waits for it). Loaders of other systems' formats set it where
+   * the home system's rule differs. Omitted: the event's rule.
+   */
+  blocks?: boolean
   handler: HandlerConfig
 }
 
@@ -68,6 +76,7 @@ export interface HookSpec {
   source?: string
   maxInvocationsPerTurn?: number
   breakerCountsBlocks?: boolean
+  blocks?: boolean
   handler: HandlerConfig
 }
 
@@ -199,6 +208,7 @@ const definitionSchema = z
       .max(10_000, 'must be at most 10000')
       .optional(),
     breakerCountsBlocks: z.boolean({ error: 'must be true or false' }).optional(),
+    blocks: z.boolean({ error: 'must be true or false' }).optional(),
     handler: z
       .object(
         { type: z.string({ error: 'is required: one of the handler types, e.g. "command"' }) },
@@ -267,5 +277,13 @@ export function parseHookDefinition(input: unknown): HookSpec {
   if (def.source) spec.source = def.source
   if (def.maxInvocationsPerTurn !== undefined) spec.maxInvocationsPerTurn = def.maxInvocationsPerTurn
   if (def.breakerCountsBlocks) spec.breakerCountsBlocks = true
+  const blocks = def.blocks ?? loomFnRule(spec)
+  if (blocks !== undefined) spec.blocks = blocks
   return spec
+}
+
+/** A `dialect: 'loom'` fn hook keeps loom's blocking rule on its event. */
+function loomFnRule(spec: HookSpec): boolean | undefined {
+  const handler = spec.handler as { type: string; dialect?: unknown }
+  return handler.type === 'fn' && handler.dialect === 'loom' ? loomFnBlocking(spec.event) : undefined
 }

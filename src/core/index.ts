@@ -71,6 +71,7 @@ export type {
   WardenEvent,
 } from './events.js'
 export { checkEventShape, toolOf } from './events.js'
+export { type HomeSystem, homeBlocking } from './home-rules.js'
 export type {
   FailurePolicy,
   HandlerConfig,

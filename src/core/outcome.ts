@@ -80,9 +80,12 @@ function core(
   }
 }
 
-/** A waited-for non-blocking decision: what the hooks said, but never a denial. */
+/**
+ * A waited-for non-blocking decision: what the hooks said, but never a denial — unless a
+ * hook that blocks at home (`blocks: true`) denied, which made the decision blocking.
+ */
 export function cannotBlock(decision: Decision): Decision {
-  if (decision.decision === 'allow') return decision
+  if (decision.decision === 'allow' || decision.blocking) return decision
   const said = decision.reason ? `: ${decision.reason}` : ''
   const allowed: Decision = {
     ...decision,

@@ -17,6 +17,7 @@ import {
   toClaudeInput,
   WardenError,
 } from '../core/index.js'
+import { fromLoom } from './fn.js'
 
 /** Bytes kept of each of stdout and stderr. */
 export const OUTPUT_CAP_BYTES = 1024 * 1024
@@ -40,6 +41,8 @@ const configSchema = z
     cwd: z.string().optional(),
     /** Folder that relative command paths and cwd resolve against (set by config loaders). */
     baseDir: z.string().optional(),
+    /** `loom`: read the process as loom does (any non-zero exit blocks, `output` is shown to the model). */
+    dialect: z.enum(['warden', 'loom'], { error: 'must be "warden" or "loom"' }).optional(),
   })
   .strict()
 
@@ -207,14 +210,24 @@ function collector(cap: number) {
 }
 
 /** Interprets a finished process per the command-hook contract. */
-export function interpretProcess(result: ProcessResult, call: Pick<HookCall, 'event'>): unknown {
+export function interpretProcess(
+  result: ProcessResult,
+  call: Pick<HookCall, 'event' | 'hook'>,
+  dialect: 'warden' | 'loom' = 'warden',
+): unknown {
   const stderr = result.stderr.trim()
   if (result.signal)
     throw new Error(`the command was killed by ${result.signal}${stderr ? `: ${stderr.slice(0, 500)}` : ''}`)
-  if (result.code === 2) {
-    return { type: 'deny', reason: stderr.slice(0, 2000) || 'the command exited with code 2' }
+  if (
+    result.code === 2 ||
+    (dialect === 'loom' && result.code !== 0 && !result.stdout.trim().startsWith('{'))
+  ) {
+    return {
+      type: 'deny',
+      reason: stderr.slice(0, 2000) || `the command exited with code ${result.code}`,
+    }
   }
-  if (result.code !== 0) {
+  if (result.code !== 0 && dialect !== 'loom') {
     throw new Error(`the command exited with code ${result.code}${stderr ? `: ${stderr.slice(0, 500)}` : ''}`)
   }
   const stdout = result.stdout.trim()
@@ -228,6 +241,10 @@ export function interpretProcess(result: ProcessResult, call: Pick<HookCall, 'ev
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new Error('the command printed JSON that is not an object')
+  if (dialect === 'loom') {
+    const loom = fromLoom(parsed, call)
+    if (loom !== parsed) return loom
+  }
   const verdict = parseHookOutput(parsed as Record<string, never>, call.event)
   if ('error' in verdict) throw new Error(`the command's output is not a valid decision: ${verdict.error}`)
   return verdict.verdict
@@ -307,7 +324,7 @@ export const commandHandler: HandlerFactory = {
         ...(result.code !== null ? { exitCode: result.code } : {}),
       })
       if (result.stderr.trim() && result.code === 0) call.log(`stderr: ${result.stderr.trim().slice(0, 500)}`)
-      return interpretProcess(result, call)
+      return interpretProcess(result, call, c.dialect)
     }
   },
 }

@@ -82,14 +82,14 @@ function settle(answer: unknown, call: HookCall): unknown {
 
 /**
  * Loom's hook result as a Warden answer: `continue: false` blocks with its reason,
- * `output` is hook output the model sees (added context, never a rewrite), `continue: true`
- * or `{}` allows. Answers with `type` or `decision` pass through unchanged.
+ * `output` is hook output the model sees and `additionalContext` fresh context (both added
+ * context, never a rewrite), `continue: true` or `{}` allows. Answers with any other field
+ * (`type`, `decision`, ...) pass through unchanged.
  */
 export function fromLoom(answer: unknown, call: Pick<HookCall, 'hook'>): unknown {
   const raw = asObject(answer)
   if (!raw || raw.type !== undefined || raw.decision !== undefined) return answer
-  const loomish = typeof raw.continue === 'boolean' || 'output' in raw || Object.keys(raw).length === 0
-  if (!loomish) return answer
+  if (!Object.keys(raw).every((key) => LOOM_KEYS.has(key))) return answer
   const context: string[] = []
   const extra = raw.additionalContext
   if (typeof extra === 'string') context.push(extra)
@@ -109,6 +109,9 @@ export function fromLoom(answer: unknown, call: Pick<HookCall, 'hook'>): unknown
   }
   return { type: 'allow', ...(typeof raw.reason === 'string' ? { reason: raw.reason } : {}), ...withContext }
 }
+
+/** The fields of loom's hook result: an answer holding only these is read as loom reads it. */
+const LOOM_KEYS = new Set(['continue', 'reason', 'output', 'additionalContext'])
 
 function asObject(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { parse as parseYaml } from 'yaml'
-import { type HookDefinition, lookupEventName } from '../core/index.js'
+import { type HookDefinition, homeBlocking, lookupEventName } from '../core/index.js'
 import { emptyReport, isRecord, type JsonRecord, type SourceReport } from './hook-files-report.js'
 
 /** GoClaw's default and largest hook timeouts, in ms. */
@@ -159,6 +159,8 @@ export function goclawDefinition(entry: unknown, at: string, sink: GoclawSink): 
   const handler = handlerOf(entry.handler_type, config, fail)
   if (!handler) return undefined
   const definition: HookDefinition = { name, event: entry.event, handler, breakerCountsBlocks: true }
+  const blocks = homeBlocking('goclaw', entry.event)
+  if (blocks !== undefined) definition.blocks = blocks
   if (entry.matcher !== undefined && entry.matcher !== null && entry.matcher !== '') {
     if (typeof entry.matcher !== 'string') return fail('matcher must be a regex string')
     definition.matcher = entry.matcher

@@ -6,7 +6,7 @@
 
 import { basename } from 'node:path'
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml'
-import type { HandlerConfig, HookDefinition } from '../core/index.js'
+import { type HandlerConfig, type HookDefinition, homeBlocking } from '../core/index.js'
 import { STATIC_HANDLER_TYPES } from '../handlers/index.js'
 import type { SourceProblem } from './hook-files-report.js'
 
@@ -165,6 +165,8 @@ export function parseHookFile(text: string, file: string): ParsedHookFile {
             column: keyLine.get('script')?.indent ?? 0,
           },
   }
+  const blocks = homeBlocking('harness', hook.event)
+  if (blocks !== undefined) hook.blocks = blocks
   if (typeof data.when === 'string' && data.handler === undefined) {
     hook.handler.when = data.when
     hook.handler.whenLine = keyLine.get('when')?.valueLine ?? 1

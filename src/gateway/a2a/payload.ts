@@ -1,13 +1,15 @@
 // A2A messages as Warden events, in the shape `/aos` gives A2A methods: the payload is
 // `{a2a: {method, payload, from, to}}` with the whole A2A JSON-RPC request
 // `{jsonrpc, id, method, params}` as `a2a.payload`; answers and streamed events are
-// `a2a.response` with `a2a.kind` (task, message, statusUpdate, artifactUpdate, result) and
-// the JSON-RPC response `{jsonrpc, id, result}` as `a2a.payload`. HTTP+JSON calls get the
+// `a2a.response` with `a2a.kind` (task, message, statusUpdate, artifactUpdate, result),
+// the JSON-RPC response `{jsonrpc, id, result}` as `a2a.payload` and the read-only view
+// `a2a.task` / `a2a.artifacts` (view.ts). HTTP+JSON calls get the
 // same envelope, synthesised. The context carries the tenant, the upstream agent from its
 // card, `session.id` from the contextId and `turnId` from the taskId. A modify may change
 // `a2a.payload.params` (or `.result`) only: `jsonrpc`, `id` and `method` stay as they were.
 
 import type { Decision, EventContext, Json, JsonObject } from '../../core/index.js'
+import { answerView } from './view.js'
 
 /** Whether a value is a plain JSON object. */
 export function isObject(value: unknown): value is JsonObject {
@@ -80,12 +82,15 @@ export function responsePayload(
   result: Json,
   target: Target,
 ): JsonObject {
+  const view = answerView(kind, responseKind(result).inner)
   return {
     a2a: {
       method,
       direction: 'inbound',
       kind,
       payload: rpcResponse(id, result),
+      task: view.task,
+      artifacts: view.artifacts,
       to: { agent: { name: target.name, url: target.url } },
     },
   }

@@ -183,6 +183,7 @@ export function specDefinition(spec: HookSpec): HookDefinition {
   if (spec.source !== undefined) definition.source = spec.source
   if (spec.maxInvocationsPerTurn !== undefined) definition.maxInvocationsPerTurn = spec.maxInvocationsPerTurn
   if (spec.breakerCountsBlocks) definition.breakerCountsBlocks = true
+  if (spec.blocks !== undefined) definition.blocks = spec.blocks
   return definition
 }
 

@@ -1,0 +1,58 @@
+// Blocking rules per home system: a hook written in GoClaw's, loom's or AI Harness's format
+// keeps the rule its home applies on its event (whether a block counts), even where
+// Warden's event rule differs. The loaders set `blocks` on such hooks; the chain applies it.
+
+import type { EventName } from './catalog.js'
+import type { Verdict } from './decision.js'
+
+/** The systems whose per-event blocking rules a hook may keep. */
+export type HomeSystem = 'goclaw' | 'loom' | 'harness'
+
+/**
+ * Events whose blocking rule at home differs from Warden's, per system: `false` where the
+ * home only observes (Warden's event blocks), `true` where the home blocks (Warden's event
+ * does not). Keys are the names as the home spells them, or canonical names.
+ */
+const HOME_RULES: Record<HomeSystem, Record<string, boolean>> = {
+  // GoClaw: post_tool_use and stop run async and always allow.
+  goclaw: { post_tool_use: false, stop: false, 'tool.post': false, 'agent.stop': false },
+  // loom: tool.post reports a result already produced; model.pre injects context.
+  loom: { 'tool.post': false, 'model.pre': false },
+  // AI Harness: delegation.post_verify blocks (its delegation.post does not).
+  harness: { 'delegation.post_verify': true },
+}
+
+/**
+ * The `blocks` a hook in a home system's format gets on an event, or undefined when the
+ * home follows Warden's rule there.
+ * @param event the event as the hook file spells it (alias or canonical name)
+ */
+export function homeBlocking(system: HomeSystem, event: string): boolean | undefined {
+  return HOME_RULES[system][event]
+}
+
+/** The home rule a `dialect: 'loom'` fn hook keeps on a canonical event. */
+export function loomFnBlocking(event: EventName): boolean | undefined {
+  return HOME_RULES.loom[event]
+}
+
+/**
+ * A verdict of a hook that only observes on its event: a deny or an ask is recorded in the
+ * reason but lets the action go ahead; its added context and any modify still apply.
+ */
+export function observedVerdict(verdict: Verdict, event: EventName): Verdict {
+  if (verdict.type !== 'deny' && verdict.type !== 'ask') return verdict
+  const said = verdict.reason ? `: ${verdict.reason}` : ''
+  const observed: Verdict = {
+    type: 'allow',
+    reason: `${event} only observes for this hook (its home system's rule); it answered ${verdict.type}${said}`,
+  }
+  if (verdict.additionalContext) observed.additionalContext = verdict.additionalContext
+  if (verdict.redact) observed.redact = verdict.redact
+  return observed
+}
+
+/** Whether a selected hook blocks at home on an event that does not: its caller must wait. */
+export function blocksAtHome(hook: { spec: { blocks?: boolean } }): boolean {
+  return hook.spec.blocks === true
+}
