@@ -4,7 +4,7 @@
 // from the canonical form of the params or result, computed once per message.
 
 import { createHmac, hash, hkdfSync, timingSafeEqual } from 'node:crypto'
-import { jcs, jcsWithout, LONE_SURROGATE } from './jcs.js'
+import { jcs, jcsWithout, LONE_SURROGATE, quote } from './jcs.js'
 
 /** The only signature algorithm Warden signs and verifies (the ACS-Core baseline). */
 export const HMAC_ALGORITHM = 'HMAC-SHA256'
@@ -165,7 +165,7 @@ export function hmacMatches(key: Uint8Array, input: string, value: string): bool
  * `entry_hash` and `previous_hash`) followed by the raw 32 bytes of the previous hash.
  */
 export function entryHash(entry: Record<string, unknown>, previousHash: string | null): string {
-  const text = jcsWithout(entry, 'entry_hash', 'previous_hash')
+  const text = stepEntryCanonical(entry) ?? jcsWithout(entry, 'entry_hash', 'previous_hash')
   if (previousHash === null) return sha256Hex(text)
   const previous = Buffer.from(previousHash, 'hex')
   const length = Buffer.byteLength(text, 'utf8')
@@ -173,6 +173,36 @@ export function entryHash(entry: Record<string, unknown>, previousHash: string |
   input.write(text, 0, 'utf8')
   previous.copy(input, length)
   return hash('sha256', input, 'hex')
+}
+
+/** The hashed members of a step's chain entry, in canonical (sorted) order. */
+const STEP_ENTRY_MEMBERS = [
+  'decision',
+  'decision_id',
+  'entry_id',
+  'recorded_decision',
+  'request_hash',
+  'step_id',
+  'step_type',
+  'timestamp',
+] as const
+
+/**
+ * The canonical form of a step's chain entry without its hashes, written member by member
+ * (no key sort), or undefined when the entry has other members or a non-string value (then
+ * the general canonicalization applies; both give the same text).
+ */
+function stepEntryCanonical(entry: Record<string, unknown>): string | undefined {
+  if (Object.keys(entry).length !== STEP_ENTRY_MEMBERS.length + 2) return undefined
+  if (!('entry_hash' in entry) || !('previous_hash' in entry)) return undefined
+  let out = '{'
+  for (const member of STEP_ENTRY_MEMBERS) {
+    const value = entry[member]
+    const text = typeof value === 'string' ? quote(value) : undefined
+    if (text === undefined) return undefined
+    out += `${out.length === 1 ? '' : ','}"${member}":${text}`
+  }
+  return `${out}}`
 }
 
 /**

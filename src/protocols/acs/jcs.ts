@@ -21,8 +21,8 @@ export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\u
 /** The walk's answer for a value it leaves to the package. */
 const GIVE_UP = undefined
 
-/** A string as JSON.stringify writes it, or GIVE_UP for a lone surrogate. */
-function quote(text: string): string | undefined {
+/** A string as JSON.stringify writes it (its canonical form), or undefined for a lone surrogate. */
+export function quote(text: string): string | undefined {
   if (!SPECIAL.test(text)) return `"${text}"`
   return SURROGATE.test(text) && LONE_SURROGATE.test(text) ? GIVE_UP : JSON.stringify(text)
 }

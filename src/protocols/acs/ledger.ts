@@ -40,6 +40,24 @@ export interface AcsLedger {
   entries(sessionId: string): Promise<ChainEntry[]>
 }
 
+/**
+ * The synchronous forms of a ledger held in this process's memory: no I/O, so nothing to
+ * wait for or bound, and no other writer between reading a head and appending to it.
+ */
+export interface SyncLedger {
+  remember(key: string, expiresAt: number, now: number): boolean
+  head(sessionId: string): string | null
+  append(sessionId: string, entry: ChainEntry): boolean
+}
+
+/** The memory ledgers' synchronous forms, by the exact object handed out (a copy has none). */
+const SYNC_FORMS = new WeakMap<AcsLedger, SyncLedger>()
+
+/** The synchronous forms of a ledger made by {@link createMemoryLedger}, else undefined. */
+export function syncFormOf(ledger: AcsLedger): SyncLedger | undefined {
+  return SYNC_FORMS.get(ledger)
+}
+
 /** Options of {@link createMemoryLedger}. */
 export interface MemoryLedgerOptions {
   /**
@@ -76,8 +94,8 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): AcsLedger
     }
   }
 
-  return {
-    async remember(key, expiresAt, now) {
+  const sync: SyncLedger = {
+    remember(key, expiresAt, now) {
       const known = seen.get(key)
       if (known !== undefined && known > now) return false
       if (seen.size % 1024 === 0 || seen.size >= maxKeys) sweep(now)
@@ -86,11 +104,11 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): AcsLedger
       seen.set(key, expiresAt)
       return true
     },
-    async head(sessionId) {
+    head(sessionId) {
       const chain = chains.get(sessionId)
       return chain?.[chain.length - 1]?.entry_hash ?? null
     },
-    async append(sessionId, entry) {
+    append(sessionId, entry) {
       let chain = chains.get(sessionId)
       const head = chain?.[chain.length - 1]?.entry_hash ?? null
       if (head !== entry.previous_hash) return false
@@ -105,10 +123,15 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): AcsLedger
       chain.push(entry)
       return true
     },
-    async entries(sessionId) {
-      return [...(chains.get(sessionId) ?? [])]
-    },
   }
+  const ledger: AcsLedger = {
+    remember: async (key, expiresAt, now) => sync.remember(key, expiresAt, now),
+    head: async (sessionId) => sync.head(sessionId),
+    append: async (sessionId, entry) => sync.append(sessionId, entry),
+    entries: async (sessionId) => [...(chains.get(sessionId) ?? [])],
+  }
+  SYNC_FORMS.set(ledger, sync)
+  return ledger
 }
 
 /**
@@ -135,32 +158,61 @@ export type StepRecord = Pick<
   'step_id' | 'step_type' | 'request_hash' | 'decision' | 'decision_id' | 'recorded_decision'
 >
 
+/** The ISO 8601 form of a time in ms, remembered for the last time asked (one per request path). */
+export const isoAt = (() => {
+  let lastMs = Number.NaN
+  let lastText = ''
+  return (ms: number): string => {
+    if (ms !== lastMs) {
+      lastMs = ms
+      lastText = new Date(ms).toISOString()
+    }
+    return lastText
+  }
+})()
+
+/** A chain entry for a step on the head `previous`, hashed. */
+function entryFor(step: StepRecord, previous: string | null, at: number): ChainEntry {
+  const entry: ChainEntry = {
+    entry_id: randomUUID(),
+    step_id: step.step_id,
+    step_type: step.step_type,
+    request_hash: step.request_hash,
+    timestamp: isoAt(at),
+    decision: step.decision,
+    decision_id: step.decision_id,
+    recorded_decision: step.recorded_decision,
+    previous_hash: previous,
+    entry_hash: '',
+  }
+  entry.entry_hash = entryHash(entry as unknown as Record<string, unknown>, previous)
+  return entry
+}
+
 /**
  * Appends entries to session chains: one at a time per session in this process, retried on
- * the current head when another instance appended meanwhile.
- * @returns a function resolving with the new entry's hash (the session's new head).
+ * the current head when another instance appended meanwhile. On a memory ledger the head is
+ * read and the entry appended in one synchronous step, so nothing can come between them and
+ * the new head is known without waiting.
+ * @returns a function giving the new entry's hash (the session's new head).
  */
 export function createChainAppender(
   ledger: AcsLedger,
   now: () => number,
-): (sessionId: string, step: StepRecord) => Promise<string> {
+): (sessionId: string, step: StepRecord) => string | Promise<string> {
+  const sync = syncFormOf(ledger)
+  if (sync) {
+    return (sessionId, step) => {
+      const entry = entryFor(step, sync.head(sessionId), now())
+      if (!sync.append(sessionId, entry))
+        throw new Error('the session chain moved during a synchronous append')
+      return entry.entry_hash
+    }
+  }
   const serialized = createSerializer()
   async function appendNow(sessionId: string, step: StepRecord): Promise<string> {
     for (let attempt = 0; attempt < 8; attempt++) {
-      const previous = await ledger.head(sessionId)
-      const entry: ChainEntry = {
-        entry_id: randomUUID(),
-        step_id: step.step_id,
-        step_type: step.step_type,
-        request_hash: step.request_hash,
-        timestamp: new Date(now()).toISOString(),
-        decision: step.decision,
-        decision_id: step.decision_id,
-        recorded_decision: step.recorded_decision,
-        previous_hash: previous,
-        entry_hash: '',
-      }
-      entry.entry_hash = entryHash(entry as unknown as Record<string, unknown>, previous)
+      const entry = entryFor(step, await ledger.head(sessionId), now())
       if (await ledger.append(sessionId, entry)) return entry.entry_hash
     }
     throw new Error('the session chain kept moving; the entry could not be appended')

@@ -8,7 +8,7 @@
 import type { JsonObject } from '../../core/index.js'
 import { errorMessage } from '../../core/index.js'
 import { ACS_ERRORS, AcsError } from './errors.js'
-import { type AcsLedger, ReplayMemoryFull } from './ledger.js'
+import { type AcsLedger, ReplayMemoryFull, syncFormOf } from './ledger.js'
 import type { AcsSettings } from './settings.js'
 
 /** The ledger did not answer in time, or failed: the request cannot be checked or chained. */
@@ -50,8 +50,12 @@ async function bounded<T>(what: string, timeoutMs: number, call: () => Promise<T
   }
 }
 
-/** The ledger with every call bounded by `timeoutMs` (a failure is a {@link LedgerUnavailable}). */
+/**
+ * The ledger with every call bounded by `timeoutMs` (a failure is a {@link LedgerUnavailable}).
+ * A memory ledger is returned as it is: it does no I/O, so it cannot stop answering.
+ */
 export function boundedLedger(ledger: AcsLedger, timeoutMs: number): AcsLedger {
+  if (syncFormOf(ledger)) return ledger
   return {
     remember: (key, expiresAt, now) =>
       bounded('replay memory', timeoutMs, () => ledger.remember(key, expiresAt, now)),

@@ -13,9 +13,10 @@ import { type AcsRequest, checkEnvelope, checkShell } from './envelope.js'
 import { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
 import { ACS_VERSION, type AcsTransport } from './handshake.js'
 import { jcsWithout } from './jcs.js'
-import { type AcsLedger, createChainAppender, createMemoryLedger, ReplayMemoryFull } from './ledger.js'
+import { type AcsLedger, createChainAppender, createMemoryLedger, isoAt, syncFormOf } from './ledger.js'
 import { acsMethod } from './methods.js'
 import { type AnswerCorrection, boundedLedger, LedgerUnavailable, postureAnswer } from './outage.js'
+import { createReplayCheck } from './replay.js'
 import { timestampCheck } from './request-checks.js'
 import { createHandshakes, tenantKey } from './sessions.js'
 import { type AcsSettings, settingsWith } from './settings.js'
@@ -116,36 +117,10 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
   }
 
   const checkTimestamp = (request: AcsRequest) => timestampCheck(request, settings, now())
-
-  /** Remembers an id; a replay memory that is full refuses the request, naming the cause. */
-  async function rememberOnce(key: string, until: number, t: number): Promise<boolean> {
-    try {
-      return await ledger.remember(key, until, t)
-    } catch (error) {
-      if (error instanceof ReplayMemoryFull) throw new AcsError(ACS_ERRORS.internal, error.message)
-      throw error
-    }
-  }
-
-  async function checkReplay(request: AcsRequest): Promise<void> {
-    const t = now()
-    const until = t + settings.skewWindowMs * 2
-    if (!(await rememberOnce(`r:${request.sessionId}:${request.requestId}`, until, t))) {
-      throw new AcsError(
-        ACS_ERRORS.replayDetected,
-        'this request_id was already used in this session; send a new request_id (and nonce)',
-      )
-    }
-    if (
-      request.nonce !== undefined &&
-      !(await rememberOnce(`n:${request.sessionId}:${request.nonce}`, until, t))
-    ) {
-      throw new AcsError(
-        ACS_ERRORS.replayDetected,
-        'this nonce was already used in this session; send a new nonce',
-      )
-    }
-  }
+  const checkReplay = createReplayCheck(ledger, settings.skewWindowMs * 2, now)
+  const sync = syncFormOf(ledger)
+  /** The session's chain head, without waiting on a memory ledger. */
+  const headOf = (sessionId: string) => (sync ? sync.head(sessionId) : ledger.head(sessionId))
 
   const appendEntry = createChainAppender(ledger, now)
 
@@ -154,7 +129,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     if (request.chainHash !== undefined && !mapping.denyEligible) {
       // §8.6, §17.1: a hook that cannot be denied (sessionEnd) cannot carry the deny form of
       // a chain mismatch, so it gets the error form, before anything is evaluated or chained.
-      const head = await ledger.head(request.sessionId)
+      const head = await headOf(request.sessionId)
       if (request.chainHash !== head) {
         throw new AcsError(
           ACS_ERRORS.chainMismatch,
@@ -205,7 +180,8 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     })
     if (deferred && result.decision === 'defer') remember(deferrals, deferralKey, used + 1)
     try {
-      await chained(request, result, decision.id, recorded)
+      const appended = chained(request, result, decision.id, recorded)
+      if (appended) await appended
     } catch (error) {
       if (error instanceof LedgerUnavailable) error.decisionId = decision.id
       throw error
@@ -213,14 +189,28 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     return result
   }
 
-  /** Checks the chain_hash sent (a mismatch denies) and appends the session's entry. */
-  async function chained(
+  /**
+   * Checks the chain_hash sent (a mismatch denies) and appends the session's entry; a
+   * promise only when the ledger is not in memory.
+   */
+  function chained(
     request: AcsRequest,
     result: JsonObject,
     decisionId: string,
     recorded: string,
-  ): Promise<void> {
-    const head = request.chainHash === undefined ? undefined : await ledger.head(request.sessionId)
+  ): Promise<void> | undefined {
+    const head = request.chainHash === undefined ? undefined : headOf(request.sessionId)
+    if (head instanceof Promise) return head.then((h) => chainOn(h, request, result, decisionId, recorded))
+    return chainOn(head, request, result, decisionId, recorded)
+  }
+
+  function chainOn(
+    head: string | null | undefined,
+    request: AcsRequest,
+    result: JsonObject,
+    decisionId: string,
+    recorded: string,
+  ): Promise<void> | undefined {
     if (request.chainHash !== undefined && request.chainHash !== head && result.decision !== 'deny') {
       result.decision = 'deny'
       result.reasoning = `the chain_hash sent (${request.chainHash.slice(0, 12)}…) is not this session's head (${head?.slice(0, 12) ?? 'none'}); re-fetch session state`
@@ -236,13 +226,20 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
         })
       }
     }
-    result.chain_hash = await appendEntry(request.sessionId, {
+    const appended = appendEntry(request.sessionId, {
       step_id: request.requestId,
       step_type: request.method,
       request_hash: request.requestHash ?? sha256Hex(jcsWithout(request.params, 'signature')),
       decision: String(result.decision),
       decision_id: decisionId,
       recorded_decision: recorded,
+    })
+    if (typeof appended === 'string') {
+      result.chain_hash = appended
+      return undefined
+    }
+    return appended.then((hash) => {
+      result.chain_hash = hash
     })
   }
 
@@ -260,7 +257,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
   ): JsonObject {
     result.acs_version = ACS_VERSION
     if (request.requestId) result.request_id = request.requestId
-    result.timestamp = new Date(now()).toISOString()
+    result.timestamp = isoAt(now())
     const response: JsonObject = { jsonrpc: '2.0', id: request.id, result }
     const current = settings.keys[0]
     if (current && request.sessionId !== undefined)
@@ -325,7 +322,8 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       const canonicalParams = jcsWithout(request.params, 'signature')
       request.requestHash = sha256Hex(canonicalParams)
       signatures.verify(request.sessionId, message as JsonObject, canonicalParams)
-      await checkReplay(request)
+      const replay = checkReplay(request)
+      if (replay) await replay
       return respond(request, await evaluate(request, caller))
     } catch (error) {
       if (error instanceof AcsError) return acsErrorResponse(shell.id, error)
