@@ -29,6 +29,11 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'A2A gateway: check every request, answer and streamed event between A2A agents',
     load: () => import('./a2a.js'),
   },
+  llm: {
+    summary:
+      'model-API gateway: check every request and answer between an agent and its model (Anthropic, OpenAI)',
+    load: () => import('./llm.js'),
+  },
   starlark: {
     summary: 'run Starlark test files with the assert module; exit 0 only when all pass',
     load: () => import('./starlark.js'),

@@ -1,4 +1,6 @@
-// Gateways: Warden placed between agents and the servers they talk to (MCP today).
+// Gateways: Warden placed between agents and what they talk to: MCP servers, A2A agents and
+// the model APIs.
 
 export * from './a2a/index.js'
+export * from './llm/index.js'
 export * from './mcp/index.js'

@@ -22,7 +22,11 @@ export class SseParser {
   private type: string | undefined
   private readonly decoder = new TextDecoder()
 
-  constructor(private readonly maxEventBytes: number) {}
+  constructor(
+    private readonly maxEventBytes: number,
+    /** The setting named when an event is too large. */
+    private readonly setting = 'a2a.maxEventBytes',
+  ) {}
 
   /**
    * Feeds bytes and returns the events they complete.
@@ -43,7 +47,7 @@ export class SseParser {
     this.buffer = this.buffer.slice(start)
     if (this.buffer.length + this.dataBytes > this.maxEventBytes) {
       throw new SseTooLargeError(
-        `the upstream sent a streamed event over the limit of ${this.maxEventBytes} bytes (a2a.maxEventBytes)`,
+        `the upstream sent a streamed event over the limit of ${this.maxEventBytes} bytes (${this.setting})`,
       )
     }
     return events

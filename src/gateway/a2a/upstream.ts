@@ -26,15 +26,26 @@ export interface UpstreamRequest {
   url: URL
   method: 'GET' | 'POST' | 'DELETE'
   headers?: Record<string, string>
-  body?: string
+  body?: string | Buffer
   signal?: AbortSignal
 }
+
+/** How messages name the upstream and the answer-size setting. */
+export interface UpstreamNames {
+  /** e.g. `upstream agent`, `model API`. */
+  peer: string
+  /** The setting bounding one answer, e.g. `a2a.maxEventBytes`. */
+  answerSetting: string
+}
+
+const A2A_NAMES: UpstreamNames = { peer: 'upstream agent', answerSetting: 'a2a.maxEventBytes' }
 
 /** A response whose body is read (bounded). */
 export interface UpstreamAnswer {
   status: number
   contentType: string
   text: string
+  headers: Dispatcher.ResponseData['headers']
 }
 
 /** A response whose body is still streaming. */
@@ -42,6 +53,7 @@ export interface UpstreamStream {
   status: number
   contentType: string
   body: Readable
+  headers: Dispatcher.ResponseData['headers']
 }
 
 /** The upstream connection of one gateway. */
@@ -51,6 +63,7 @@ export class Upstream {
   constructor(
     private readonly timeoutMs: number,
     private readonly maxBytes: number,
+    private readonly names: UpstreamNames = A2A_NAMES,
   ) {
     this.agent = new Agent({
       keepAliveTimeout: 10_000,
@@ -66,8 +79,8 @@ export class Upstream {
    */
   async call(request: UpstreamRequest): Promise<UpstreamAnswer> {
     const answer = await this.send(request, this.timeoutMs)
-    const text = await readBounded(answer.body, this.maxBytes, request.url)
-    return { status: answer.statusCode, contentType: contentType(answer), text }
+    const text = await readBounded(answer.body, this.maxBytes, request.url, this.names)
+    return { status: answer.statusCode, contentType: contentType(answer), text, headers: answer.headers }
   }
 
   /**
@@ -77,7 +90,12 @@ export class Upstream {
    */
   async open(request: UpstreamRequest): Promise<UpstreamStream> {
     const answer = await this.send(request, 0)
-    return { status: answer.statusCode, contentType: contentType(answer), body: answer.body }
+    return {
+      status: answer.statusCode,
+      contentType: contentType(answer),
+      body: answer.body,
+      headers: answer.headers,
+    }
   }
 
   /** Closes the connections. */
@@ -98,7 +116,7 @@ export class Upstream {
         bodyTimeout,
       })
     } catch (error) {
-      throw translate(error, request.url, this.timeoutMs, request.signal)
+      throw translate(error, request.url, this.timeoutMs, request.signal, this.names.peer)
     }
   }
 }
@@ -108,7 +126,7 @@ function contentType(answer: Dispatcher.ResponseData): string {
   return (Array.isArray(value) ? value[0] : value) ?? ''
 }
 
-async function readBounded(body: Readable, max: number, url: URL): Promise<string> {
+async function readBounded(body: Readable, max: number, url: URL, names: UpstreamNames): Promise<string> {
   const chunks: Buffer[] = []
   let size = 0
   try {
@@ -118,14 +136,14 @@ async function readBounded(body: Readable, max: number, url: URL): Promise<strin
         body.destroy()
         throw new UpstreamError(
           'too-large',
-          `the upstream agent at ${redactUrl(url.href)} answered more than ${max} bytes (a2a.maxEventBytes)`,
+          `the ${names.peer} at ${redactUrl(url.href)} answered more than ${max} bytes (${names.answerSetting})`,
         )
       }
       chunks.push(chunk as Buffer)
     }
   } catch (error) {
     if (error instanceof UpstreamError) throw error
-    throw translate(error, url, 0, undefined)
+    throw translate(error, url, 0, undefined, names.peer)
   }
   return Buffer.concat(chunks).toString('utf8')
 }
@@ -136,18 +154,16 @@ export function translate(
   url: URL,
   timeoutMs: number,
   signal: AbortSignal | undefined,
+  peer = A2A_NAMES.peer,
 ): UpstreamError {
   if (error instanceof UpstreamError) return error
   const where = redactUrl(url.href)
   if (signal?.aborted) return new UpstreamError('aborted', `the request to ${where} was abandoned`)
   const code = (error as { code?: string }).code ?? ''
   if (/TIMEOUT/.test(code)) {
-    return new UpstreamError(
-      'timeout',
-      `the upstream agent at ${where} did not answer within ${timeoutMs} ms`,
-    )
+    return new UpstreamError('timeout', `the ${peer} at ${where} did not answer within ${timeoutMs} ms`)
   }
   const cause = (error as { cause?: { code?: string } }).cause?.code
   const detail = cause ?? (code && code !== 'UND_ERR_SOCKET' ? code : (error as Error).message)
-  return new UpstreamError('unreachable', `could not reach the upstream agent at ${where}: ${detail}`)
+  return new UpstreamError('unreachable', `could not reach the ${peer} at ${where}: ${detail}`)
 }

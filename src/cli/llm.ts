@@ -1,0 +1,231 @@
+// `warden llm --upstream URL`: the model-API gateway. Agents change only their base URL;
+// Anthropic Messages, OpenAI Chat Completions and Responses calls are checked on the way
+// out (user.message, tool.post, model.pre) and on the way back (agent.response, tool.pre,
+// model.post), streamed answers as they stream. Decisions are audited in the store (--db),
+// Prometheus metrics are on /metrics, dispatches are traced. With `server.auth: token`
+// callers need an access token; a hook's ask is held for approval as under `warden a2a`.
+
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { openPersistence, type Persistence, redactingRecorder } from '../audit/index.js'
+import { type EventContext, errorMessage, type HookDefinition } from '../core/index.js'
+import { type LlmGateway, llmLimits, llmSettings, startLlmGateway } from '../gateway/index.js'
+import { inFlightLimiterFor, registerInFlightMetrics, settleAfterBursts } from '../inflight/index.js'
+import { createLogger, traceEngine } from '../observability/index.js'
+import { createSecretBox, DEFAULT_KEY_FILE, isSealed } from '../secrets/index.js'
+import { TokenAuthority } from '../server/index.js'
+import {
+  allowedHostsOf,
+  buildEngine,
+  formatProblem,
+  loadConfig,
+  loadHookSources,
+  type WardenConfig,
+} from '../sources/index.js'
+import { type GatewayApprovals, gatewayApprovals } from './a2a-approvals.js'
+import { parseArgs } from './args.js'
+import type { CliIo } from './io.js'
+
+const HELP = `usage: warden llm --upstream <url> [--port N] [--host 127.0.0.1] [--config warden.yaml]
+
+Puts Warden between an agent and its model's API. Point the agent's base URL at the
+gateway (ANTHROPIC_BASE_URL=http://127.0.0.1:N, or OpenAI's baseURL http://127.0.0.1:N/v1).
+Anthropic Messages (/v1/messages), OpenAI Chat Completions (/v1/chat/completions) and
+Responses (/v1/responses) are checked, streamed or not: the new user message as
+user.message, tool results sent back as tool.post, the request as model.pre; the answer's
+text as agent.response (streamed text held only as far as needed), each tool call as
+tool.pre, the answer as model.post. A denied request or answer is an API error (403); a
+denied tool call is replaced by a text saying why. Limits come from the config's llm:
+section. The upstream API key is the agent's, or llm.apiKey (sealed, or \${VAR}) /
+WARDEN_LLM_API_KEY. With server.auth: token, callers send their Warden token in
+X-Warden-Token (or as the API key). A hook's ask holds the call until "warden approvals"
+(or a warden serve on the same --db) resolves it.
+
+options:
+  -c, --config FILE     warden.yaml (default: ./warden.yaml when present)
+      --hooks DIR       a folder of Markdown hook files (repeatable)
+      --upstream URL    the model API's base URL (e.g. https://api.anthropic.com)
+      --host ADDRESS    address to listen on (default 127.0.0.1)
+      --port N          port to listen on (default 0: any free port)
+      --allowed-host H  a Host name clients use besides 127.0.0.1, localhost and [::1]
+      --agent NAME      the agent name hooks see when the caller sends no X-Warden-Agent
+      --tenant ID       the tenant hooks see when the caller sends no X-Warden-Tenant
+      --db URL          audit store: postgres://... or a SQLite file (default as warden serve)
+  -h, --help            this text
+
+examples:
+  warden llm --config warden.yaml --upstream https://api.anthropic.com --port 4200
+  ANTHROPIC_BASE_URL=http://127.0.0.1:4200 claude
+`
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: false,
+    options: {
+      config: { type: 'string', short: 'c' },
+      hooks: { type: 'string', multiple: true },
+      upstream: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'allowed-host': { type: 'string', multiple: true },
+      agent: { type: 'string' },
+      tenant: { type: 'string' },
+      db: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+}
+
+function httpUrl(text: string): URL {
+  let url: URL | undefined
+  try {
+    url = new URL(text)
+  } catch {
+    url = undefined
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new Error(`--upstream must be an http or https URL (got "${text}")`)
+  return url
+}
+
+/**
+ * The upstream API key from `llm.apiKey` (sealed, or `${VAR}`) or WARDEN_LLM_API_KEY.
+ * @throws Error when the key is in clear in the config or cannot be opened (never echoing it).
+ */
+export function upstreamApiKey(configured: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (configured === undefined) return env.WARDEN_LLM_API_KEY || undefined
+  if (isSealed(configured)) {
+    const box = createSecretBox({ env, keyFile: env.WARDEN_SECRET_KEY_FILE ?? DEFAULT_KEY_FILE })
+    return box.open(configured)
+  }
+  const variable = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(configured)?.[1]
+  if (variable !== undefined) {
+    const value = env[variable]
+    if (!value) throw new Error(`llm.apiKey names \${${variable}}, which is not set`)
+    return value
+  }
+  throw new Error(
+    `llm.apiKey must be sealed (wsec:v1:…, sealed with WARDEN_SECRET_KEY) or name an environment variable as \${VAR}; an API key in clear in the config is refused`,
+  )
+}
+
+/** Runs `warden llm`; resolves with the exit code once the gateway has stopped. */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  let values: ReturnType<typeof parse>['values']
+  let upstream: URL
+  let port = 0
+  try {
+    values = parse(args).values
+    if (values.help) {
+      io.stdout(HELP)
+      return 0
+    }
+    if (!values.upstream) throw new Error('give the model API with --upstream <url>')
+    upstream = httpUrl(values.upstream)
+    if (values.port !== undefined) {
+      port = Number(values.port)
+      if (!Number.isInteger(port) || port < 0 || port > 65_535)
+        throw new Error(`--port must be a whole number from 0 to 65535 (got "${values.port}")`)
+    }
+  } catch (error) {
+    io.stderr(`warden llm: ${errorMessage(error)}\n\n${HELP}`)
+    return 1
+  }
+  const log = (line: string) => io.stderr(`warden llm: ${line}\n`)
+  let config: WardenConfig | undefined
+  let persistence: Persistence | undefined
+  let gateway: LlmGateway | undefined
+  let engine: ReturnType<typeof buildEngine> | undefined
+  let authority: TokenAuthority | undefined
+  let approvals: GatewayApprovals | undefined
+  try {
+    const configPath =
+      values.config ?? (existsSync(resolve(io.cwd, 'warden.yaml')) ? 'warden.yaml' : undefined)
+    if (configPath) config = await loadConfig(resolve(io.cwd, configPath))
+    const allowedHosts = allowedHostsOf(config, values['allowed-host'])
+    const limits = llmLimits(config?.raw.llm)
+    const apiKey = upstreamApiKey(llmSettings(config?.raw.llm).apiKey, io.env)
+    let extraHooks: HookDefinition[] = []
+    if (values.hooks?.length) {
+      const report = await loadHookSources({
+        hookDirs: values.hooks.map((d) => resolve(io.cwd, d)),
+        env: io.env,
+        ...(config ? { config } : {}),
+      })
+      for (const warning of report.warnings) log(`warning: ${formatProblem(warning)}`)
+      if (report.problems.length > 0) throw new Error(report.problems.map(formatProblem).join('\n'))
+      extraHooks = report.hooks
+    }
+    const logger = createLogger({ destination: { write: (line: string) => void io.stderr(line) } })
+    persistence = await openPersistence({
+      logger,
+      db: values.db,
+      config: config?.raw,
+      breaker: config?.limits.breaker,
+      env: io.env,
+      cwd: io.cwd,
+    })
+    approvals = await gatewayApprovals(config, persistence, log)
+    engine = traceEngine(
+      buildEngine(config, {
+        recorder: redactingRecorder(persistence.redactor, persistence.recorder),
+        approver: approvals.approver,
+        breaker: persistence.breaker,
+        env: io.env,
+        extraHooks,
+      }),
+    )
+    persistence.metrics.watchHooks(engine)
+    const inFlight = inFlightLimiterFor(limits, 'llm', {
+      bytes: limits.maxBodyBytes,
+      setting: 'llm.maxBodyBytes',
+    })
+    const audit = persistence.writer
+    inFlight.holdAlso('audit records not yet written', () => audit.heldBytes())
+    registerInFlightMetrics(persistence.metrics.registry, inFlight)
+    settleAfterBursts(inFlight)
+    const context: EventContext = {}
+    if (values.agent) context.agent = { id: values.agent, name: values.agent }
+    if (values.tenant) context.tenantId = values.tenant
+    let authenticate: ((token: string | undefined) => ReturnType<TokenAuthority['verify']>) | undefined
+    if ((config?.raw.server as { auth?: string } | undefined)?.auth === 'token') {
+      const tokens = new TokenAuthority(persistence.store)
+      authority = tokens
+      authenticate = (token) => tokens.verify(token)
+    }
+    gateway = await startLlmGateway({
+      engine,
+      upstream,
+      context,
+      limits,
+      ...(apiKey !== undefined ? { apiKey } : {}),
+      host: values.host ?? '127.0.0.1',
+      port,
+      metrics: persistence.metrics,
+      inFlight,
+      ...(allowedHosts ? { allowedHosts } : {}),
+      ...(authenticate ? { authenticate } : {}),
+      log,
+    })
+  } catch (error) {
+    log(errorMessage(error))
+    await gateway?.close()
+    authority?.close()
+    await approvals?.close()
+    await engine?.close().catch(() => undefined)
+    await persistence?.close().catch(() => undefined)
+    return 1
+  }
+  io.stdout(`Warden model-API gateway listening on ${gateway.url.href}, forwarding to ${upstream.href}\n`)
+  await new Promise<void>((done) => {
+    process.once('SIGINT', done)
+    process.once('SIGTERM', done)
+  })
+  await approvals?.close()
+  await gateway.close()
+  authority?.close()
+  await engine.close()
+  await persistence.close()
+  return 0
+}

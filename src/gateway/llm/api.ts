@@ -1,0 +1,149 @@
+// What the gateway needs of each model API (Anthropic Messages, OpenAI Chat Completions,
+// OpenAI Responses): where the events are in a request and an answer, how a checked
+// change is put back, the API's own error shape, and a relay for its streamed answer.
+// Each API is one module implementing {@link LlmApi}; the rest of the gateway is shared.
+
+import type { Json, JsonObject } from '../../core/index.js'
+import type { SseEvent } from '../a2a/index.js'
+
+/** The model APIs the gateway speaks. */
+export type LlmApiName = 'anthropic' | 'chat' | 'responses'
+
+/** A tool result the agent sends back (checked as `tool.post`). */
+export interface ToolResultView {
+  id: string
+  name: string
+  output: Json
+  isError?: boolean
+}
+
+/** What a request carries, as the events see it. */
+export interface RequestView {
+  model?: string
+  stream: boolean
+  system?: Json
+  /** The conversation in the API's own wire form. */
+  messages: Json[]
+  /** The tools offered, in the API's own wire form. */
+  tools: Json[]
+  /** The text of the new user message, when the request ends with one. */
+  userText?: string
+  /** Tool results of the last turn. */
+  toolResults: ToolResultView[]
+}
+
+/** What the request checks changed. */
+export interface RequestChanges {
+  userText?: string
+  toolOutputs: Map<string, Json>
+  messages?: Json[]
+  tools?: Json[]
+  system?: Json
+}
+
+/** A tool call the model asks for (checked as `tool.pre`). */
+export interface ToolCallView {
+  id: string
+  name: string
+  input: JsonObject
+}
+
+/** What an answer carries, as the events see it. */
+export interface AnswerView {
+  /** Each text of the answer, keyed by where it is (block index, choice, item). */
+  texts: { key: string; text: string }[]
+  calls: ToolCallView[]
+  usage?: JsonObject
+}
+
+/** What became of one tool call. */
+export type CallVerdict =
+  | { kind: 'allow' }
+  | { kind: 'rewrite'; input: JsonObject }
+  | { kind: 'blocked'; text: string }
+
+/** What the answer checks changed. */
+export interface AnswerVerdicts {
+  texts: Map<string, string>
+  calls: Map<string, CallVerdict>
+}
+
+/** A gateway-made error, in the API's shape. */
+export interface ApiErrorInfo {
+  status: number
+  /** A short code: `denied`, `invalid_request`, `upstream_unreachable`, ... */
+  code: string
+  message: string
+}
+
+/** The checks a stream relay calls while it reads the upstream's events. */
+export interface StreamChecks {
+  /** Whether streamed text must be checked (a hook runs on `agent.response`). */
+  checkText: boolean
+  /** Streamed text is checked each time this many new characters have come. */
+  every: number
+  /** Characters held after each check until the next. */
+  holdBack: number
+  /** Checks the text so far: its released form, or why the stream must end. */
+  text(text: string): Promise<{ ok: true; text: string } | { ok: false; error: ApiErrorInfo }>
+  /** Checks a complete tool call. */
+  call(call: ToolCallView): Promise<CallVerdict>
+}
+
+/** The result of relaying one upstream event: frames to write, or the error that ends the stream. */
+export type RelayStep = string[] | { error: ApiErrorInfo }
+
+/** The API side of one streamed answer. */
+export interface StreamRelay {
+  /** Handles one upstream event. */
+  event(event: SseEvent): Promise<RelayStep>
+  /** The upstream stream ended: what is still held. */
+  end(): Promise<RelayStep>
+  /** The error frame that ends the stream. */
+  errorFrame(error: ApiErrorInfo): string
+  /** What was answered, for `model.post`. */
+  summary(): JsonObject
+}
+
+/** One model API. */
+export interface LlmApi {
+  name: LlmApiName
+  /** How documentation and messages name it. */
+  label: string
+  readRequest(body: JsonObject): RequestView
+  /** Puts the changes into the request (the body may be changed in place). */
+  applyRequest(body: JsonObject, changes: RequestChanges): JsonObject
+  readAnswer(body: JsonObject): AnswerView
+  /** Puts the verdicts into the answer (the body may be changed in place). */
+  applyAnswer(body: JsonObject, verdicts: AnswerVerdicts): JsonObject
+  /** The API's error body. */
+  errorBody(error: ApiErrorInfo): JsonObject
+  /** A relay for one streamed answer. */
+  relay(checks: StreamChecks): StreamRelay
+}
+
+/** True for a JSON object. */
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The text a blocked tool call is replaced by. */
+export function blockedCallText(name: string, reason: string): string {
+  return `Warden blocked the tool call ${name}: ${reason}`
+}
+
+/** A tool call's arguments as an object (JSON text that is not an object becomes `{}`). */
+export function parseArguments(text: string): JsonObject {
+  if (text.trim() === '') return {}
+  try {
+    const value = JSON.parse(text) as unknown
+    return isObject(value) ? value : { value: value as Json }
+  } catch {
+    return { unparsed: text }
+  }
+}
+
+/** One SSE frame as written (an `event:` line when a type is given). */
+export function frame(data: string, type?: string): string {
+  return type === undefined ? `data: ${data}\n\n` : `event: ${type}\ndata: ${data}\n\n`
+}

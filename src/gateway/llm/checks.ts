@@ -1,0 +1,220 @@
+// The checks of the model-API gateway. Before a request leaves: the new user message
+// (`user.message`), each tool result sent back (`tool.post`), then the request as a whole
+// (`model.pre`: model, system prompt, messages, tools offered). Before an answer reaches
+// the agent: each text (`agent.response`) and each tool call (`tool.pre`); then
+// `model.post` reports the answer as delivered (it cannot block). A deny of the request or
+// of answer text refuses the call; a denied tool call is replaced by a text saying why.
+
+import type {
+  Decision,
+  Engine,
+  EventContext,
+  EventName,
+  Json,
+  JsonObject,
+  ModifyCheck,
+  OnCallerGone,
+} from '../../core/index.js'
+import {
+  type AnswerVerdicts,
+  type ApiErrorInfo,
+  blockedCallText,
+  type CallVerdict,
+  isObject,
+  type LlmApi,
+  type RequestChanges,
+  type StreamChecks,
+  type ToolCallView,
+} from './api.js'
+
+/** A checked request or answer: the body to send on, or the error to answer instead. */
+export type Checked = { ok: true; body: JsonObject; changed: boolean } | { ok: false; error: ApiErrorInfo }
+
+/** Who is calling and how to learn that they left. */
+export interface CallScope {
+  context: EventContext
+  onCallerGone?: OnCallerGone
+}
+
+const textNeeded: ModifyCheck = (payload) =>
+  isObject(payload.message) && typeof payload.message.text === 'string'
+    ? undefined
+    : 'a modify must keep message.text as a string'
+const inputNeeded: ModifyCheck = (payload) =>
+  isObject(payload.tool) && isObject(payload.tool.input)
+    ? undefined
+    : 'a modify must keep tool.input as an object'
+const outputNeeded: ModifyCheck = (payload) =>
+  isObject(payload.tool) && Object.hasOwn(payload.tool, 'output')
+    ? undefined
+    : 'a modify must keep tool.output'
+const modelNeeded: ModifyCheck = (payload) => {
+  const model = payload.model
+  if (!isObject(model)) return 'a modify must keep model as an object'
+  if (!Array.isArray(model.messages)) return 'a modify must keep model.messages as a list'
+  if (model.tools !== undefined && !Array.isArray(model.tools)) return 'model.tools must be a list'
+  return undefined
+}
+
+/** The checks of one gateway. */
+export class LlmChecks {
+  constructor(
+    private readonly engine: Engine,
+    private readonly pacing: { checkEveryChars: number; holdBackChars: number },
+  ) {}
+
+  /** Whether any enabled hook runs on `agent.response` (else streamed text is not held). */
+  checksText(): boolean {
+    return this.engine.hooks().some((hook) => hook.enabled && hook.event === 'agent.response')
+  }
+
+  /** Checks a request before it leaves. */
+  async request(api: LlmApi, body: JsonObject, scope: CallScope): Promise<Checked> {
+    const view = api.readRequest(body)
+    const changes: RequestChanges = { toolOutputs: new Map() }
+    let changed = false
+    if (view.userText !== undefined) {
+      const decision = await this.dispatch(
+        'user.message',
+        { message: { role: 'user', text: view.userText } },
+        scope,
+        textNeeded,
+      )
+      if (decision.decision === 'deny') return refused(decision, 'the user message')
+      const text = modifiedText(decision)
+      if (text !== undefined) {
+        changes.userText = text
+        changed = true
+      }
+    }
+    for (const result of view.toolResults) {
+      const tool: JsonObject = { name: result.name, id: result.id, input: {}, output: result.output }
+      if (result.isError) tool.isError = true
+      const decision = await this.dispatch('tool.post', { tool }, scope, outputNeeded)
+      if (decision.decision === 'deny') return refused(decision, `the result of tool ${result.name}`)
+      if (decision.decision === 'modify' && isObject(decision.payload?.tool)) {
+        changes.toolOutputs.set(result.id, decision.payload.tool.output as Json)
+        changed = true
+      }
+    }
+    let current = changed ? api.applyRequest(body, changes) : body
+    const seen = changed ? api.readRequest(current) : view
+    const model: JsonObject = { messages: seen.messages, tools: seen.tools, api: api.name }
+    if (seen.model !== undefined) model.name = seen.model
+    if (seen.system !== undefined) model.system = seen.system
+    const decision = await this.dispatch('model.pre', { model }, scope, modelNeeded)
+    if (decision.decision === 'deny') return refused(decision, 'the model call')
+    const next = decision.decision === 'modify' ? decision.payload?.model : undefined
+    if (isObject(next)) {
+      const modelChanges: RequestChanges = { toolOutputs: new Map(), messages: next.messages as Json[] }
+      if (Array.isArray(next.tools)) modelChanges.tools = next.tools
+      if (Object.hasOwn(next, 'system')) modelChanges.system = next.system as Json
+      current = api.applyRequest(current, modelChanges)
+      changed = true
+    }
+    return { ok: true, body: current, changed }
+  }
+
+  /** Checks a whole (non-streamed) answer, then reports it as `model.post`. */
+  async answer(api: LlmApi, body: JsonObject, scope: CallScope): Promise<Checked> {
+    const view = api.readAnswer(body)
+    const verdicts: AnswerVerdicts = { texts: new Map(), calls: new Map() }
+    let changed = false
+    for (const { key, text } of view.texts) {
+      const checked = await this.text(text, scope)
+      if (!checked.ok) return checked
+      if (checked.text !== text) {
+        verdicts.texts.set(key, checked.text)
+        changed = true
+      }
+    }
+    for (const call of view.calls) {
+      const verdict = await this.call(call, scope)
+      if (verdict.kind !== 'allow') changed = true
+      verdicts.calls.set(call.id, verdict)
+    }
+    const answer = changed ? api.applyAnswer(body, verdicts) : body
+    this.report(api, answer, scope)
+    return { ok: true, body: answer, changed }
+  }
+
+  /** The checks a stream relay uses, for one call. */
+  streamChecks(scope: CallScope): StreamChecks {
+    return {
+      checkText: this.checksText(),
+      every: this.pacing.checkEveryChars,
+      holdBack: this.pacing.holdBackChars,
+      text: (text) => this.text(text, scope),
+      call: (call) => this.call(call, scope),
+    }
+  }
+
+  /** Reports a delivered answer as `model.post` (non-blocking: never waited for). */
+  report(api: LlmApi, response: JsonObject, scope: CallScope): void {
+    void this.engine.dispatch({
+      event: 'model.post',
+      payload: { model: { response, api: api.name } },
+      context: scope.context,
+    })
+  }
+
+  /** Checks one text of the answer: the text to send, or the error. */
+  async text(
+    text: string,
+    scope: CallScope,
+  ): Promise<{ ok: true; text: string } | { ok: false; error: ApiErrorInfo }> {
+    const decision = await this.dispatch(
+      'agent.response',
+      { message: { role: 'agent', text } },
+      scope,
+      textNeeded,
+    )
+    if (decision.decision === 'deny') return refused(decision, 'the answer')
+    return { ok: true, text: modifiedText(decision) ?? text }
+  }
+
+  /** Checks one tool call the model asks for. */
+  async call(call: ToolCallView, scope: CallScope): Promise<CallVerdict> {
+    const decision = await this.dispatch(
+      'tool.pre',
+      { tool: { name: call.name, input: call.input, id: call.id } },
+      scope,
+      inputNeeded,
+    )
+    if (decision.decision === 'deny')
+      return { kind: 'blocked', text: blockedCallText(call.name, decision.reason) }
+    if (
+      decision.decision === 'modify' &&
+      isObject(decision.payload?.tool) &&
+      isObject(decision.payload.tool.input)
+    )
+      return { kind: 'rewrite', input: decision.payload.tool.input }
+    return { kind: 'allow' }
+  }
+
+  private dispatch(
+    event: EventName,
+    payload: JsonObject,
+    scope: CallScope,
+    acceptModify: ModifyCheck,
+  ): Promise<Decision> {
+    return this.engine.dispatch(
+      scope.onCallerGone
+        ? { event, payload, context: scope.context, acceptModify, onCallerGone: scope.onCallerGone }
+        : { event, payload, context: scope.context, acceptModify },
+    )
+  }
+}
+
+function modifiedText(decision: Decision): string | undefined {
+  if (decision.decision !== 'modify') return undefined
+  const message = decision.payload?.message
+  return isObject(message) && typeof message.text === 'string' ? message.text : undefined
+}
+
+function refused(decision: Decision, what: string): { ok: false; error: ApiErrorInfo } {
+  return {
+    ok: false,
+    error: { status: 403, code: 'denied', message: `Warden blocked ${what}: ${decision.reason}` },
+  }
+}

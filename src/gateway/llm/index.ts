@@ -1,0 +1,32 @@
+// The model-API gateway: Warden between an agent and its model's API (Anthropic Messages,
+// OpenAI Chat Completions and Responses), every request and answer mapped onto Warden's
+// events and checked, streamed answers included.
+
+export { anthropicApi } from './anthropic.js'
+export type {
+  AnswerVerdicts,
+  AnswerView,
+  ApiErrorInfo,
+  CallVerdict,
+  LlmApi,
+  LlmApiName,
+  RequestChanges,
+  RequestView,
+  StreamChecks,
+  StreamRelay,
+  ToolCallView,
+} from './api.js'
+export { chatApi } from './chat.js'
+export { type CallScope, type Checked, LlmChecks } from './checks.js'
+export {
+  LLM_DEFAULTS,
+  type LlmLimits,
+  type LlmSettings,
+  llmLimits,
+  llmSettings,
+  llmSettingsSchema,
+} from './limits.js'
+export { responsesApi } from './responses.js'
+export { apiForPath, type Route } from './routes.js'
+export { type LlmGateway, type LlmGatewayOptions, startLlmGateway, wardenToken } from './server.js'
+export { TextGuard } from './text-guard.js'
