@@ -1,6 +1,9 @@
 // The audit trail: the writer that records every decision (batched or synchronous), the
-// rows a decision becomes, and replay of a recorded decision against today's hooks.
+// rows a decision becomes, replay of a recorded decision against today's hooks, and the
+// impact preview of a hook change over recorded history.
 
+export type { ImpactEvent, ImpactOptions, ImpactReport } from './impact.js'
+export { formatImpact, previewImpact, TRANSITION_ARROW } from './impact.js'
 export { auditOptionsFromSetting, auditSettingSchema } from './options.js'
 export type { Persistence, PersistenceOptions } from './persistence.js'
 export { openPersistence, secretBoxFrom } from './persistence.js'

@@ -1,7 +1,8 @@
 // What one decision becomes in the audit tables: a decision row (who, which event, what
 // was decided, by which hooks and policy versions, on which input, with which output), one
 // row per hook that took part (with its metadata: matcher and `if` results, what the
-// handler reported, the trace id), and an approval row when a human was asked.
+// handler reported, the trace id; marked `shadow` for a hook in shadow mode, whose verdict
+// was recorded, not applied), and an approval row when a human was asked.
 
 import type { DecisionRecord, HookTrace, JsonObject } from '../core/index.js'
 import type {
@@ -53,8 +54,25 @@ const APPROVAL_STATUS: Record<string, ApprovalStatus> = {
 function decidingHooks(kind: string, trace: HookTrace[]): DecisionRow['decidingHooks'] {
   const wanted = kind === 'allow' ? 'allow' : kind
   return trace
-    .filter((t) => t.outcome === wanted)
+    .filter((t) => t.outcome === wanted && !t.shadow)
     .map((t) => ({ hook: t.hook, version: t.version, ...(t.policy ? { policy: t.policy } : {}) }))
+}
+
+/**
+ * What the hooks in shadow mode would have decided (recorded in the decision's output as
+ * `shadow`), or undefined when none ran.
+ */
+function shadowVerdicts(trace: HookTrace[]): JsonObject[] | undefined {
+  let out: JsonObject[] | undefined
+  for (const t of trace) {
+    if (!t.shadow || t.outcome === 'skipped') continue
+    const entry: JsonObject = { hook: t.id, decision: t.outcome }
+    if (t.reason !== undefined) entry.reason = t.reason
+    if (t.error) entry.error = t.error.kind
+    out ??= []
+    out.push(entry)
+  }
+  return out
 }
 
 /** Builds the audit rows of one decision record. */
@@ -66,6 +84,8 @@ export function toAuditRows(record: DecisionRecord, options: RowOptions = {}): A
   const output: JsonObject = { additionalContext: decision.additionalContext }
   if (decision.payload) output.payload = decision.payload
   if (decision.approval) output.approval = decision.approval as unknown as JsonObject
+  const shadow = shadowVerdicts(decision.trace)
+  if (shadow) output.shadow = shadow
   const row: DecisionRow = {
     id: decision.id,
     tenant,
@@ -129,6 +149,7 @@ function executionRow(
   }
   if (trace.reason !== undefined) row.reason = trace.reason
   if (trace.skipped) row.skipped = trace.skipped
+  if (trace.shadow) row.mode = 'shadow'
   if (trace.policy) {
     row.policyId = trace.policy.id
     if (trace.policy.version !== undefined) row.policyVersion = trace.policy.version

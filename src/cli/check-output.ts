@@ -41,7 +41,9 @@ function toolPreOutput(decision: Decision, asked: readonly ApprovalRequest[], sp
     specific.permissionDecision = 'ask'
     specific.permissionDecisionReason = asked.flatMap((r) => r.asks.map((a) => a.reason)).join('; ')
   } else {
-    const granting = decision.trace.filter((t) => t.explicitAllow === true && t.error === undefined)
+    const granting = decision.trace.filter(
+      (t) => t.explicitAllow === true && t.error === undefined && !t.shadow,
+    )
     if (granting.length > 0) {
       specific.permissionDecision = 'allow'
       specific.permissionDecisionReason = granting

@@ -162,6 +162,11 @@ function* chainSteps(
   let vars: ConditionVars | undefined
   /** When the hook that ran last ended: the next hook starts then, saving a clock read. */
   let lastEnd: number | undefined
+  /**
+   * Where the budget counts from: the dispatch's start, moved on by the time shadow hooks
+   * took, so a slow shadow hook never leaves the enforced ones less budget.
+   */
+  let budgetStart = started
   for (let i = 0; i < hooks.length; i++) {
     const entry = hooks[i] as RegisteredHook
     const hook = entry.spec
@@ -175,6 +180,7 @@ function* chainSteps(
       durationMs: 0,
     }
     if (hook.policy) trace.policy = hook.policy
+    if (hook.mode) trace.shadow = true
     if (result.denied) {
       trace.skipped = 'chain-stopped'
       result.trace.push(trace)
@@ -208,7 +214,7 @@ function* chainSteps(
     } else if (entry.condition) {
       vars ??= conditionVars(current)
       try {
-        if (!entry.condition(vars, conditionDeadline(hook, hookStart, started, env))) {
+        if (!entry.condition(vars, conditionDeadline(hook, hookStart, budgetStart, env))) {
           trace.skipped = 'if'
           trace.meta = trace.meta ? META.matchedIfFalse : META.ifFalse
           result.trace.push(trace)
@@ -236,13 +242,13 @@ function* chainSteps(
       }
     }
     if (!verdict) {
-      const pending = execute(entry, current, started, hookStart, env, trace, tenant)
+      const pending = execute(entry, current, budgetStart, hookStart, env, trace, tenant)
       verdict = pending instanceof Promise ? yield pending : pending
-      if (verdict.type === 'deny' && hook.breakerCountsBlocks && trace.error === undefined)
+      if (verdict.type === 'deny' && hook.breakerCountsBlocks && trace.error === undefined && !hook.mode)
         countBlock(hook, tenant, verdict.reason, env)
     }
     if (hook.blocks === false) verdict = observedVerdict(verdict, current.event)
-    else if (hook.blocks === true && verdict.type === 'deny') result.blockedByHome = true
+    else if (hook.blocks === true && verdict.type === 'deny' && !hook.mode) result.blockedByHome = true
     lastEnd = clock.now()
     trace.durationMs = microseconds(lastEnd - hookStart)
     trace.outcome = verdict.type
@@ -250,6 +256,15 @@ function* chainSteps(
     if (verdict.explicitAllow === true) trace.explicitAllow = true
     if (verdict.redact) trace.redact = verdict.redact
     result.trace.push(trace)
+    if (hook.mode) {
+      // Shadow: what it would have decided is in the trace; nothing of it is applied.
+      budgetStart += lastEnd - hookStart
+      if (verdict.type === 'modify') {
+        const problem = checkEventShape(current.event, verdict.payload, current.context)
+        if (problem) trace.error = { kind: 'invalid-answer', message: problem }
+      }
+      continue
+    }
     if (verdict.additionalContext) result.additionalContext.push(...verdict.additionalContext)
     if (hook.policy && verdict.type !== 'abstain') result.policies.push(hook.policy)
     switch (verdict.type) {

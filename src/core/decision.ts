@@ -96,6 +96,11 @@ export interface HookTrace {
   explicitAllow?: true
   /** Values the hook said it matched; masked wherever the decision is recorded, never stored. */
   redact?: string[]
+  /**
+   * The hook runs in shadow mode: `outcome` (and `reason`, `error`) is what it would have
+   * decided; it was not applied.
+   */
+  shadow?: true
 }
 
 /** The engine's answer for one event. */

@@ -11,6 +11,16 @@ import { loomFnBlocking } from './home-rules.js'
 /** The policy applied when a hook times out or fails. */
 export type FailurePolicy = 'deny' | 'allow'
 
+/**
+ * How a hook's verdict counts: `enforce` (default) applies it; `shadow` runs the hook in the
+ * same chain and records what it would have decided (trace, audit row, metrics) without ever
+ * applying it — nor its timeout or error.
+ */
+export type HookMode = 'enforce' | 'shadow'
+
+/** The hook modes, for validation and forms. */
+export const HOOK_MODES: readonly HookMode[] = ['enforce', 'shadow']
+
 /** Where a hook applies: omitted = everywhere. */
 export interface HookScope {
   tenant?: string
@@ -54,6 +64,8 @@ export interface HookDefinition {
    * the home system's rule differs. Omitted: the event's rule.
    */
   blocks?: boolean
+  /** `shadow`: record the hook's would-be verdict, never apply it. Default `enforce`. */
+  mode?: HookMode
   handler: HandlerConfig
 }
 
@@ -77,6 +89,8 @@ export interface HookSpec {
   maxInvocationsPerTurn?: number
   breakerCountsBlocks?: boolean
   blocks?: boolean
+  /** Present (`shadow`) only for a hook in shadow mode. */
+  mode?: 'shadow'
   handler: HandlerConfig
 }
 
@@ -209,6 +223,11 @@ const definitionSchema = z
       .optional(),
     breakerCountsBlocks: z.boolean({ error: 'must be true or false' }).optional(),
     blocks: z.boolean({ error: 'must be true or false' }).optional(),
+    mode: z
+      .enum(['enforce', 'shadow'], {
+        error: 'must be "enforce" (apply its verdict) or "shadow" (record what it would decide)',
+      })
+      .optional(),
     handler: z
       .object(
         { type: z.string({ error: 'is required: one of the handler types, e.g. "command"' }) },
@@ -279,6 +298,7 @@ export function parseHookDefinition(input: unknown): HookSpec {
   if (def.breakerCountsBlocks) spec.breakerCountsBlocks = true
   const blocks = def.blocks ?? loomFnRule(spec)
   if (blocks !== undefined) spec.blocks = blocks
+  if (def.mode === 'shadow') spec.mode = 'shadow'
   return spec
 }
 

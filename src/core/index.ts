@@ -79,10 +79,11 @@ export type {
   HookCall,
   HookDefinition,
   HookExecutor,
+  HookMode,
   HookScope,
   HookSpec,
 } from './hook.js'
-export { formatZodError, HOOK_DEFAULTS, parseHookDefinition } from './hook.js'
+export { formatZodError, HOOK_DEFAULTS, HOOK_MODES, parseHookDefinition } from './hook.js'
 export type { Condition, ConditionVars, NameMatcher } from './match.js'
 export { compileCondition, compileMatcher, conditionVars, scopeCovers } from './match.js'
 export type { ApprovalAnswer, ApprovalRequest, Approver } from './outcome.js'

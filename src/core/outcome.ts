@@ -204,7 +204,7 @@ export function renderReminders(
 ): string[] {
   const lines: string[] = []
   const deciding = decision.trace.filter(
-    (t: HookTrace) => t.outcome === 'deny' || t.outcome === 'modify' || t.outcome === 'ask',
+    (t: HookTrace) => !t.shadow && (t.outcome === 'deny' || t.outcome === 'modify' || t.outcome === 'ask'),
   )
   for (const t of deciding) {
     const verb =

@@ -1,5 +1,5 @@
 // Prometheus metrics: decisions by event and outcome, dispatch and per-hook latency,
-// hook errors, breaker trips, the audit queue depth and audit records dropped or failed,
+// hook errors, would-be denials of hooks in shadow mode, breaker trips, the audit queue depth and audit records dropped or failed,
 // payload sizes, hooks registered per event and the event loop's delay, in a registry of
 // their own, fed by a Recorder and served on GET /metrics.
 
@@ -78,6 +78,12 @@ export function createMetrics(options: { registry?: Registry } = {}): WardenMetr
     labelNames: ['hook'] as const,
     registers,
   })
+  const shadowDenials = new Counter({
+    name: 'warden_shadow_denials_total',
+    help: 'Denials hooks in shadow mode would have made (recorded, not applied), by hook and event.',
+    labelNames: ['hook', 'event'] as const,
+    registers,
+  })
   let queueDepth: (() => number) | undefined
   new Gauge({
     name: 'warden_audit_queue_depth',
@@ -148,6 +154,8 @@ export function createMetrics(options: { registry?: Registry } = {}): WardenMetr
         )
         if (step.error)
           hookErrors.inc({ handler: step.handler, event: decision.event, kind: step.error.kind })
+        if (step.shadow && step.outcome === 'deny')
+          shadowDenials.inc({ hook: step.id, event: decision.event })
       }
     },
     breakerTripped(trip) {

@@ -40,7 +40,7 @@ export interface SecurityLogOptions {
 export function securityEventOf(trace: HookTrace): SecurityHookEvent | undefined {
   switch (trace.error?.kind) {
     case undefined:
-      return trace.outcome === 'deny' ? SECURITY_HOOK_EVENTS.blocked : undefined
+      return trace.outcome === 'deny' && !trace.shadow ? SECURITY_HOOK_EVENTS.blocked : undefined
     case 'timeout':
       return SECURITY_HOOK_EVENTS.timeout
     case 'breaker-open':

@@ -40,6 +40,7 @@ function hookSpans(
       'warden.decision': step.outcome,
       'warden.event': decision.event,
     }
+    if (step.shadow) attributes['warden.shadow'] = 1
     if (tenant) attributes['warden.tenant'] = tenant
     // GoClaw names its hook spans by its own event names (pre_tool_use, ...).
     const goclaw = eventInfo(decision.event).aliases.find((a) => a.system === 'goclaw')?.name
@@ -81,7 +82,7 @@ export function traceEngine(engine: Engine, options: { tracer?: Tracer } = {}): 
             span.setAttribute('warden.decision', decision.decision)
             span.setAttribute('warden.decision.id', decision.id)
             span.setAttribute('warden.event', decision.event)
-            const deciders = decision.trace.filter((t) => t.outcome === decision.decision)
+            const deciders = decision.trace.filter((t) => t.outcome === decision.decision && !t.shadow)
             if (deciders.length > 0) span.setAttribute('warden.hook', deciders.map((t) => t.hook).join(','))
             const deciding = decision.policies[0]
             if (deciding) {

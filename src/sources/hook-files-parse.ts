@@ -1,5 +1,5 @@
 // One hook file, `NAME.md`: YAML front matter between `---` lines (event, priority, when,
-// script, and Warden's matcher, if, timeoutMs, onError, onTimeout, enabled, scope, or a
+// script, and Warden's matcher, if, timeoutMs, onError, onTimeout, enabled, mode, scope, or a
 // static `handler: {type: deny | allow | ask, reason}` instead of a script), then a
 // Markdown body that is documentation. The file name is the hook name. Parsing keeps the
 // line where `script` and `when` start, so Starlark errors point into the .md file.
@@ -28,6 +28,7 @@ export const HOOK_FILE_KEYS = [
   'onError',
   'onTimeout',
   'enabled',
+  'mode',
   'scope',
   'handler',
 ] as const
@@ -172,7 +173,17 @@ export function parseHookFile(text: string, file: string): ParsedHookFile {
     hook.handler.whenLine = keyLine.get('when')?.valueLine ?? 1
     hook.handler.whenColumn = keyLine.get('when')?.indent ?? 0
   }
-  for (const key of ['priority', 'matcher', 'if', 'timeoutMs', 'onError', 'onTimeout', 'enabled', 'scope']) {
+  for (const key of [
+    'priority',
+    'matcher',
+    'if',
+    'timeoutMs',
+    'onError',
+    'onTimeout',
+    'enabled',
+    'mode',
+    'scope',
+  ]) {
     if (data[key] !== undefined) (hook as unknown as Record<string, unknown>)[key] = data[key]
   }
   result.hook = hook

@@ -66,6 +66,7 @@ function fromExecution(row: Omit<HookExecutionsTable, 'id'>): ExecutionRow & { h
   if (row.policy_version !== null) out.policyVersion = row.policy_version
   if (row.metadata !== null && row.metadata !== undefined)
     out.metadata = JSON.parse(row.metadata) as ExecutionRow['metadata']
+  if (row.mode === 'shadow') out.mode = 'shadow'
   return out
 }
 
@@ -156,6 +157,24 @@ export class AuditRepo {
     return Number(row.n)
   }
 
+  /** A hook's executions counted by verdict, under the filters of {@link executions}. */
+  async countExecutions(query: ExecutionQuery): Promise<Record<string, number>> {
+    let select = this.db
+      .selectFrom('hook_executions')
+      .select(['decision', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('hook_ref', '=', query.hookRef)
+    if (query.tenant !== undefined) select = select.where('tenant', '=', query.tenant)
+    if (query.decision !== undefined) select = select.where('decision', '=', query.decision)
+    if (query.mode === 'shadow') select = select.where('mode', '=', 'shadow')
+    if (query.mode === 'enforce') select = select.where('mode', 'is', null)
+    if (query.since !== undefined) select = select.where('created_at', '>=', query.since)
+    if (query.until !== undefined) select = select.where('created_at', '<', query.until)
+    const rows = await select.groupBy('decision').execute()
+    const out: Record<string, number> = {}
+    for (const row of rows) out[row.decision] = Number(row.n)
+    return out
+  }
+
   /**
    * A hook's executions, newest first (by row id); `next` is given when the page is full.
    * @throws StoreError `invalid-query` when the cursor is not a positive integer string.
@@ -165,6 +184,8 @@ export class AuditRepo {
     if (query.cursor !== undefined) select = select.where('id', '<', executionCursor(query.cursor))
     if (query.tenant !== undefined) select = select.where('tenant', '=', query.tenant)
     if (query.decision !== undefined) select = select.where('decision', '=', query.decision)
+    if (query.mode === 'shadow') select = select.where('mode', '=', 'shadow')
+    if (query.mode === 'enforce') select = select.where('mode', 'is', null)
     if (query.since !== undefined) select = select.where('created_at', '>=', query.since)
     if (query.until !== undefined) select = select.where('created_at', '<', query.until)
     const limit = pageSize(query.limit, 50, 1000)

@@ -64,6 +64,7 @@ export const EXECUTION_FIELDS: readonly Field[] = [
   ['position', 'position', 'value'],
   ['created_at', 'createdAt', 'value'],
   ['metadata', 'metadata', 'json?'],
+  ['mode', 'mode', 'value'],
 ]
 
 const DECISION_COLUMNS = DECISION_FIELDS.map(([column]) => column)
@@ -73,7 +74,7 @@ const HOOK_ID = EXECUTION_COLUMNS.indexOf('hook_id')
 const DECISION_TYPES =
   'text,text,text,text,text,text,text,text,text,text,text,float8,int4,text,text,text,int8'
 const EXECUTION_TYPES =
-  'text,text,text,text,text,text,int4,text,text,text,float8,text,text,text,text,text,text,int4,int8,text'
+  'text,text,text,text,text,text,int4,text,text,text,float8,text,text,text,text,text,text,int4,int8,text,text'
 
 /** One property as its column value. */
 function columnValue(kind: FieldKind, value: unknown): unknown {

@@ -29,6 +29,7 @@ export function toHookDefinition(hook: StoredHook): HookDefinition {
   if (hook.matcher !== undefined) definition.matcher = hook.matcher
   if (hook.if !== undefined) definition.if = hook.if
   if (hook.policy) definition.policy = hook.policy
+  if (hook.mode === 'shadow') definition.mode = 'shadow'
   return definition
 }
 

@@ -40,6 +40,7 @@ function toRow(
       ...(input.onError ? { onError: input.onError } : {}),
       ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
       ...(input.policy ? { policy: input.policy } : {}),
+      ...(input.mode ? { mode: input.mode } : {}),
       ...(input.tenant || input.agents?.length
         ? {
             scope: {
@@ -76,6 +77,7 @@ function toRow(
     enabled: spec.enabled ? 1 : 0,
     policy: spec.policy ? JSON.stringify(spec.policy) : null,
     source,
+    mode: spec.mode ?? 'enforce',
   }
 }
 
@@ -103,6 +105,7 @@ export function fromRow(row: HooksTable, box: SecretBox | undefined): StoredHook
   if (row.matcher !== null) hook.matcher = row.matcher
   if (row.if_expr !== null) hook.if = row.if_expr
   if (row.policy !== null) hook.policy = JSON.parse(row.policy) as StoredHook['policy'] & object
+  if (row.mode === 'shadow') hook.mode = 'shadow'
   return hook
 }
 

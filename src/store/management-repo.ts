@@ -37,6 +37,7 @@ function fromChange(r: ChangesTable): ChangeRow {
   }
   if (r.before !== null) out.before = JSON.parse(r.before) as unknown
   if (r.after !== null) out.after = JSON.parse(r.after) as unknown
+  if (r.reason !== null && r.reason !== undefined) out.reason = r.reason
   return out
 }
 
@@ -106,6 +107,7 @@ export class ManagementRepo {
         target: row.target,
         before: jsonOrNull(row.before),
         after: jsonOrNull(row.after),
+        reason: row.reason ?? null,
       })
       .execute()
   }

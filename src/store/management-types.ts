@@ -82,6 +82,8 @@ export interface ChangeRow {
   /** The object before and after (secrets masked); absent for a create / delete. */
   before?: unknown
   after?: unknown
+  /** Why, as the person who made it said (e.g. promoting a hook from shadow to enforce). */
+  reason?: string
 }
 
 /** Filters of {@link Store.listChanges}, newest first. */

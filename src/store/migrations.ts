@@ -297,6 +297,27 @@ const instances: Migration = {
   },
 }
 
+/**
+ * 0010: shadow mode. A hook's `mode` (`enforce` or `shadow`), and on each execution row
+ * `mode` = `shadow` when the verdict was recorded, not applied (null otherwise), indexed for
+ * counting a hook's would-be denials; and the reason given with a change (a promotion).
+ */
+const hookMode: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .alterTable('hooks')
+      .addColumn('mode', 'text', (c) => c.notNull().defaultTo('enforce'))
+      .execute()
+    await db.schema.alterTable('hook_executions').addColumn('mode', 'text').execute()
+    await db.schema.alterTable('changes').addColumn('reason', 'text').execute()
+    await db.schema
+      .createIndex('hook_executions_shadow')
+      .on('hook_executions')
+      .columns(['hook_ref', 'mode', 'created_at'])
+      .execute()
+  },
+}
+
 /** The migrations in order; names sort in the order they run. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -307,6 +328,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0005_hook_metadata': hookMetadata,
     '0007_breaker_tenants': breakerTenants,
     '0008_instances': instances,
+    '0010_hook_mode': hookMode,
   }
 }
 

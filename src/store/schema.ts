@@ -26,6 +26,8 @@ export interface HooksTable {
   source: string
   created_at: number
   updated_at: number
+  /** `enforce` or `shadow` (0010_hook_mode). */
+  mode: string
 }
 
 export interface DecisionsTable {
@@ -71,6 +73,8 @@ export interface HookExecutionsTable {
   created_at: number
   /** JSON: what is known about the run (see ExecutionRow.metadata); null when nothing. */
   metadata: string | null
+  /** `shadow` for a run in shadow mode, else null (0010_hook_mode). */
+  mode: string | null
 }
 
 export interface ApprovalsTable {
@@ -152,6 +156,8 @@ export interface ChangesTable {
   before: string | null
   /** The object after the change as JSON. */
   after: string | null
+  /** Why, as the person who made the change said it (0010_hook_mode). */
+  reason: string | null
 }
 
 export interface HookOverridesTable {

@@ -120,6 +120,9 @@ export class KyselyStore implements Store {
   listExecutions(query: ExecutionQuery): Promise<ExecutionPage> {
     return this.audit.executions(query)
   }
+  countExecutions(query: ExecutionQuery): Promise<Record<string, number>> {
+    return this.audit.countExecutions(query)
+  }
 
   listApprovals(filter?: ApprovalQuery): Promise<ApprovalRow[]> {
     return this.approvals.list(filter)

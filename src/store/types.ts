@@ -3,7 +3,7 @@
 // the change feed that tells every instance sharing one database about changes. Two
 // adapters implement it over one query layer: SQLite (the default) and PostgreSQL.
 
-import type { FailurePolicy, HandlerConfig, PolicyRef } from '../core/index.js'
+import type { FailurePolicy, HandlerConfig, HookMode, PolicyRef } from '../core/index.js'
 import type {
   ApprovalQuery,
   ApprovalResolution,
@@ -54,6 +54,8 @@ export interface HookInput {
   enabled?: boolean
   policy?: PolicyRef
   source?: HookSource
+  /** `shadow`: recorded, never applied. Default `enforce`. */
+  mode?: HookMode
 }
 
 /** A hook as read back: secrets in `handler` are open again. */
@@ -78,6 +80,8 @@ export interface StoredHook {
   version: number
   policy?: PolicyRef
   source: HookSource
+  /** Present (`shadow`) only for a hook in shadow mode. */
+  mode?: 'shadow'
   createdAt: number
   updatedAt: number
 }
@@ -109,6 +113,8 @@ export interface ExecutionRow {
   createdAt: number
   /** What is known about the run besides its verdict (column `metadata`, JSON). */
   metadata?: ExecutionMetadata
+  /** `shadow` when the hook ran in shadow mode: `decision` was recorded, not applied. */
+  mode?: 'shadow'
 }
 
 /**
@@ -165,6 +171,8 @@ export interface ExecutionQuery {
   /** Only executions in this tenant's decisions. */
   tenant?: string
   decision?: string
+  /** Only runs in this mode (`enforce` or `shadow`). */
+  mode?: 'enforce' | 'shadow'
   since?: number
   until?: number
   /** Rows per page (default 50, at most 1000). */
@@ -322,6 +330,11 @@ export interface Store {
 
   /** A hook's executions, newest first, cursor-paged. */
   listExecutions(query: ExecutionQuery): Promise<ExecutionPage>
+  /**
+   * A hook's executions counted by verdict (`deny`, `allow`, `skipped`, ...) under the same
+   * filters as {@link Store.listExecutions} (`limit` and `cursor` are ignored).
+   */
+  countExecutions(query: ExecutionQuery): Promise<Record<string, number>>
 
   /** Enabled/disabled overrides of hooks that are not stored (files, config), by engine id. */
   listHookOverrides(): Promise<Map<string, boolean>>

@@ -83,7 +83,7 @@ export function modificationsFor(original: JsonObject, modified: JsonObject): Js
 function policyReferences(decision: Decision): JsonObject[] {
   const refs: JsonObject[] = []
   for (const trace of decision.trace) {
-    if (!trace.policy || trace.outcome === 'skipped') continue
+    if (!trace.policy || trace.outcome === 'skipped' || trace.shadow) continue
     const ref: JsonObject = { policy_id: trace.policy.id, policy_name: trace.hook, rule_id: trace.id }
     if (trace.policy.version !== undefined) ref.policy_version = trace.policy.version
     refs.push(ref)

@@ -159,7 +159,9 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     }
     // A non-blocking event (sessionStart) answers allow; a hook's deny there still counts.
     const denier =
-      decision.decision === 'allow' ? decision.trace.find((t) => t.outcome === 'deny') : undefined
+      decision.decision === 'allow'
+        ? decision.trace.find((t) => t.outcome === 'deny' && !t.shadow)
+        : undefined
     if (denier) {
       decision.decision = 'deny'
       decision.reason = denier.reason ?? `denied by hook "${denier.hook}"`

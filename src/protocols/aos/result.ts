@@ -9,8 +9,8 @@ import { mapRequest, modifiedRequest } from './methods.js'
 
 /** The hook whose verdict decided: the denier, else the first modifier. */
 function decidingTrace(decision: Decision): HookTrace | undefined {
-  if (decision.decision === 'deny') return decision.trace.find((t) => t.outcome === 'deny')
-  if (decision.decision === 'modify') return decision.trace.find((t) => t.outcome === 'modify')
+  if (decision.decision === 'deny') return decision.trace.find((t) => t.outcome === 'deny' && !t.shadow)
+  if (decision.decision === 'modify') return decision.trace.find((t) => t.outcome === 'modify' && !t.shadow)
   return undefined
 }
 

@@ -47,7 +47,14 @@ export interface PlaneContext {
 export async function recordChange(
   plane: PlaneContext,
   principal: Principal,
-  change: { action: string; target: string; tenant: string; before?: unknown; after?: unknown },
+  change: {
+    action: string
+    target: string
+    tenant: string
+    before?: unknown
+    after?: unknown
+    reason?: string
+  },
 ): Promise<void> {
   await plane.store.recordChange({
     id: randomUUID(),
@@ -59,5 +66,6 @@ export async function recordChange(
     target: change.target,
     ...(change.before !== undefined ? { before: change.before } : {}),
     ...(change.after !== undefined ? { after: change.after } : {}),
+    ...(change.reason !== undefined ? { reason: change.reason } : {}),
   })
 }

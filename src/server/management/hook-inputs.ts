@@ -30,6 +30,7 @@ export const definition = z
     scope: object.optional(),
     enabled: z.boolean({ error: 'must be true or false' }).optional(),
     policy: object.optional(),
+    mode: z.string().optional(),
   })
   .strict()
 
@@ -177,6 +178,7 @@ export function toInput(plane: PlaneContext, principal: Principal, params: Defin
     onError: spec.onError,
     enabled: spec.enabled,
     source: 'user',
+    mode: spec.mode ?? 'enforce',
   }
   if (spec.scope.tenant) input.tenant = spec.scope.tenant
   if (spec.scope.agents) input.agents = spec.scope.agents
@@ -197,6 +199,7 @@ export function paramsOf(hook: StoredHook): DefinitionParams {
     onTimeout: hook.onTimeout,
     onError: hook.onError,
     enabled: hook.enabled,
+    mode: hook.mode ?? 'enforce',
   }
   const scope: Record<string, unknown> = {}
   if (hook.tenant) scope.tenant = hook.tenant

@@ -59,6 +59,7 @@ export function decisionSummary(record: DecisionRecord): Record<string, unknown>
       hook: t.id ?? t.hook,
       outcome: t.outcome,
       durationMs: t.durationMs,
+      ...(t.shadow ? { shadow: true } : {}),
     })),
     ...(decision.approval ? { approval: decision.approval } : {}),
   }

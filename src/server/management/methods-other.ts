@@ -127,6 +127,7 @@ export function otherMethods(
             ...(e.skipped ? { skipped: e.skipped } : {}),
             ...(e.policyId ? { policy: { id: e.policyId, version: e.policyVersion } } : {}),
             ...(e.metadata ? { metadata: e.metadata } : {}),
+            ...(e.mode === 'shadow' ? { shadow: true } : {}),
           })),
         }
       },

@@ -13,6 +13,7 @@ import { type ClusterBus, startClusterBus } from './cluster-bus.js'
 import { MANAGEMENT_DEFAULTS, type ManagementSettings, type PlaneContext } from './context.js'
 import { PushHub } from './hub.js'
 import { hookMethods } from './methods-hooks.js'
+import { lifecycleMethods } from './methods-lifecycle.js'
 import { otherMethods } from './methods-other.js'
 import type { MethodDef } from './protocol.js'
 import { type Principal, TokenAuthority, tokenFromRequest } from './tokens.js'
@@ -175,6 +176,7 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
   Object.assign(
     methods,
     hookMethods(context),
+    lifecycleMethods(context),
     otherMethods(context, () => methods),
   )
 

@@ -55,6 +55,8 @@ export interface HookView {
   onTimeout: string
   onError: string
   enabled: boolean
+  /** `shadow`: its verdicts are recorded, never applied. */
+  mode: 'enforce' | 'shadow'
   version: number
   policy?: unknown
   /** `api`: created through the management API; `file`: from a file or the config. */
@@ -115,6 +117,7 @@ export function storedView(hook: StoredHook, trips?: readonly BreakerTrip[]): Ho
     onTimeout: hook.onTimeout,
     onError: hook.onError,
     enabled: hook.enabled,
+    mode: hook.mode ?? 'enforce',
     version: hook.version,
     source: 'api',
     readOnly: false,
@@ -146,6 +149,7 @@ export function fileView(spec: HookSpec, trips?: readonly BreakerTrip[]): HookVi
     onTimeout: spec.onTimeout,
     onError: spec.onError,
     enabled: spec.enabled,
+    mode: spec.mode ?? 'enforce',
     version: spec.version,
     source: 'file',
     origin: spec.source ?? 'config',
@@ -184,6 +188,7 @@ export function specDefinition(spec: HookSpec): HookDefinition {
   if (spec.maxInvocationsPerTurn !== undefined) definition.maxInvocationsPerTurn = spec.maxInvocationsPerTurn
   if (spec.breakerCountsBlocks) definition.breakerCountsBlocks = true
   if (spec.blocks !== undefined) definition.blocks = spec.blocks
+  if (spec.mode) definition.mode = spec.mode
   return definition
 }
 
