@@ -32,6 +32,7 @@ import {
   longestHoldMs,
   readinessPlugin,
   SERVER_DEFAULTS,
+  SIGNIN_LINK_TTL_MS,
   uiPlugin,
   withToken,
 } from '../server/index.js'
@@ -48,6 +49,7 @@ import {
 } from '../sources/index.js'
 import type { CliIo } from './io.js'
 import { HELP, parseServeArgs } from './serve-args.js'
+import { startupBanner } from './serve-banner.js'
 import { exposureProblem, managementDataDir, planeFailure, setupManagement } from './serve-management.js'
 
 /** Longest wait for the audit trail's last records at shutdown, after requests are done. */
@@ -65,24 +67,6 @@ interface ServerSection {
   maxInFlightBytes?: number
   idleTimeoutMs?: number
   allowedHosts?: string[]
-}
-
-/** A curl that asks the Guardian about a destructive shell command. */
-export function demoCurl(url: string): string {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'steps/toolCallRequest',
-    params: {
-      toolCallRequest: {
-        executionId: 'demo-1',
-        toolId: 'exec',
-        inputs: [{ name: 'cmd', value: 'rm -rf /var/lib/app' }],
-      },
-      context: { agent: { id: 'demo-agent', name: 'demo' }, session: { id: 'demo-session' } },
-    },
-  })
-  return `curl -s ${url}/aos -H 'content-type: application/json' -d '${body}'`
 }
 
 /** Runs `warden serve`; resolves with the exit code once the server has shut down. */
@@ -314,10 +298,19 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1
   }
   const local = url.replace('://0.0.0.0:', '://127.0.0.1:').replace('://[::]:', '://[::1]:')
-  const hooks = engine.hooks().length
+  // First start (no admin token yet): a one-time link signs the operator in to the UI.
+  const firstStart = plane ? await plane.signInLinks.firstStart().catch(() => false) : false
   io.stdout(
-    `Warden AOS Guardian listening on ${url}/aos (${hooks} hook${hooks === 1 ? '' : 's'}${config?.path ? ` from ${config.path}` : ''})\n` +
-      `Health: ${local}/healthz\n${plane ? `Management UI: ${local}/ (sign in with a token from "warden tokens create")\n` : ''}Try it (the example hooks deny this):\n  ${demoCurl(local)}\n`,
+    startupBanner({
+      url,
+      local,
+      hooks: engine.hooks().length,
+      configPath: config?.path,
+      ui: plane !== undefined,
+      tokenAuth: authenticate !== undefined,
+      signInCode: firstStart ? plane?.signInLinks.issue() : undefined,
+      signInMinutes: SIGNIN_LINK_TTL_MS / 60_000,
+    }),
   )
   return new Promise((done) => {
     installShutdown({

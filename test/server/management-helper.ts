@@ -24,6 +24,8 @@ export interface Served {
   child: ChildProcess
   exited: Promise<number | null>
   stderr: () => string
+  /** Everything printed on standard output so far (the start-up banner). */
+  stdout: () => string
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
@@ -78,6 +80,7 @@ export async function serve(options: {
     child,
     exited,
     stderr: () => stderr,
+    stdout: () => stdout,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
       return exited

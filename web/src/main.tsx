@@ -7,6 +7,7 @@ import { ApiError, Client } from './api'
 import { App } from './app'
 import { SignIn } from './pages/signin'
 import { type Session, SessionContext, tokenStore } from './session'
+import { redeemSignInCode, takeSignInCode } from './signin-link'
 import type { ServerInfo } from './types'
 import './styles/base.css'
 import './styles/layout.css'
@@ -14,6 +15,9 @@ import './styles/form.css'
 import './styles/hooks.css'
 import './styles/decisions.css'
 import './styles/approvals.css'
+
+/** A one-time sign-in link's code, taken out of the address bar before the first render. */
+const signInCode = takeSignInCode()
 
 async function open(token: string): Promise<Session> {
   const client = await Client.connect(token)
@@ -40,7 +44,7 @@ async function open(token: string): Promise<Session> {
 function Root() {
   const [session, setSession] = useState<Session>()
   const [error, setError] = useState<string>()
-  const [busy, setBusy] = useState(() => tokenStore.get() !== null)
+  const [busy, setBusy] = useState(() => signInCode !== undefined || tokenStore.get() !== null)
 
   const signIn = async (token: string) => {
     setBusy(true)
@@ -62,6 +66,13 @@ function Root() {
   }
 
   useEffect(() => {
+    if (signInCode) {
+      redeemSignInCode(signInCode).then(signIn, (e: Error) => {
+        setBusy(false)
+        setError(e.message)
+      })
+      return
+    }
     const saved = tokenStore.get()
     if (saved) void signIn(saved)
   }, [])

@@ -10,6 +10,8 @@ export type { AosAuth, ManagementPlane, ManagementPlaneOptions } from './plane.j
 export { createManagementPlane } from './plane.js'
 export type { ApiErrorCode } from './protocol.js'
 export { ApiError } from './protocol.js'
+export type { Redeemed } from './signin.js'
+export { SIGNIN_FRAGMENT, SIGNIN_LINK_TTL_MS, SignInLinks, signInRoute } from './signin.js'
 export type { CreatedToken, Principal } from './tokens.js'
 export {
   createAccessToken,

@@ -16,6 +16,7 @@ import { hookMethods } from './methods-hooks.js'
 import { lifecycleMethods } from './methods-lifecycle.js'
 import { otherMethods } from './methods-other.js'
 import type { MethodDef } from './protocol.js'
+import { SignInLinks, signInRoute } from './signin.js'
 import { type Principal, TokenAuthority, tokenFromRequest } from './tokens.js'
 import { isStoredSpec, specDefinition } from './views.js'
 import { managementSocket } from './ws.js'
@@ -47,6 +48,8 @@ export interface ManagementPlane {
   hub: PushHub
   broker: ApprovalBroker
   authority: TokenAuthority
+  /** One-time sign-in links for the UI (`POST /signin`). */
+  signInLinks: SignInLinks
   /** The engine's approver. */
   approver: Approver
   /** Wraps the engine's recorder so decisions and trips are pushed too. */
@@ -71,6 +74,7 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
   }
   const hub = new PushHub()
   const authority = new TokenAuthority(store)
+  const signInLinks = new SignInLinks(store)
   const broker = new ApprovalBroker({
     store,
     hub,
@@ -184,6 +188,7 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
     hub,
     broker,
     authority,
+    signInLinks,
     approver: broker.approver,
     recorder(inner) {
       return {
@@ -234,6 +239,7 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
             }
           : {}),
       })
+      signInRoute(app, signInLinks)
       // Held asks are released (denied, marked expired) before the server waits for them.
       app.addHook('preClose', async () => {
         await broker.close()
