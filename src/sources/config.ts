@@ -195,6 +195,10 @@ const configSchema = z
     approvals: approvalsSchema.optional(),
     tools: z.record(z.string(), z.unknown()).optional(),
     a2a: a2aSchema.optional(),
+    // Checked in full by `warden llm` (`llmSettingsSchema` of the model-API gateway).
+    llm: z
+      .record(z.string(), z.unknown(), { error: 'must be a mapping of model-API gateway settings' })
+      .optional(),
     // Checked in full by the ACS endpoint's own schema (`acsSettingsSchema`).
     acs: z.record(z.string(), z.unknown(), { error: 'must be a mapping of ACS settings' }).optional(),
     judge: judgeSettingsSchema.optional(),

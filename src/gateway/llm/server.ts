@@ -240,7 +240,7 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
  */
 export function wardenToken(req: IncomingMessage): { token: string | undefined; headers: string[] } {
   const explicit = header(req, 'x-warden-token')
-  if (explicit !== undefined) return { token: explicit, headers: ['x-warden-token'] }
+  if (explicit) return { token: explicit, headers: ['x-warden-token'] }
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header(req, 'authorization') ?? '')?.[1]
   if (bearer !== undefined && WARDEN_TOKEN.test(bearer)) return { token: bearer, headers: ['authorization'] }
   const key = header(req, 'x-api-key')
