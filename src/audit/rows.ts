@@ -4,7 +4,7 @@
 // handler reported, the trace id; marked `shadow` for a hook in shadow mode, whose verdict
 // was recorded, not applied), and an approval row when a human was asked.
 
-import type { DecisionRecord, HookTrace, JsonObject } from '../core/index.js'
+import { type DecisionRecord, type HookTrace, type JsonObject, subjectOf } from '../core/index.js'
 import type {
   ApprovalRow,
   ApprovalStatus,
@@ -107,6 +107,8 @@ export function toAuditRows(record: DecisionRecord, options: RowOptions = {}): A
   if (agentId) row.agentId = agentId
   const sessionId = idOf(context.session)
   if (sessionId) row.sessionId = sessionId
+  const tool = subjectOf(event.payload)
+  if (tool) row.tool = tool
   const traceId = options.traceId ?? text(context.traceId)
   if (traceId) row.traceId = traceId
   const executions = decision.trace.map((t, position) => executionRow(t, position, row, options.secrets))

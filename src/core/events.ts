@@ -261,6 +261,16 @@ export const eventProblems = {
   badShape: (name: EventName, problem: string): string => `invalid ${name} event: ${problem}`,
 }
 
+/** What an event acts on, for listings: the tool's name, else the MCP or A2A method. */
+export function subjectOf(payload: JsonObject): string | undefined {
+  const named = (value: unknown, key: string): string | undefined => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+    const found = (value as Record<string, unknown>)[key]
+    return typeof found === 'string' && found !== '' ? found.slice(0, 200) : undefined
+  }
+  return named(payload.tool, 'name') ?? named(payload.mcp, 'method') ?? named(payload.a2a, 'method')
+}
+
 /** The tool a payload is about, if any (tool events and MCP `tools/call`). */
 export function toolOf(payload: JsonObject): ToolCall | undefined {
   const tool = payload.tool

@@ -36,6 +36,8 @@ export interface HandlerConfig {
 /** A hook as users write it (warden.yaml, hook files, the management API, embedders). */
 export interface HookDefinition {
   name: string
+  /** What the hook is for, in a sentence (shown in listings). */
+  description?: string
   event: string
   matcher?: string
   if?: string
@@ -74,6 +76,7 @@ export interface HookSpec {
   /** Unique key: `name` for global hooks, `tenant/name` for tenant-scoped ones. */
   id: string
   name: string
+  description?: string
   event: EventName
   matcher?: string
   if?: string
@@ -215,6 +218,10 @@ const definitionSchema = z
       .strict()
       .optional(),
     source: z.string({ error: 'must be a string' }).optional(),
+    description: z
+      .string({ error: 'must be text: what the hook is for' })
+      .max(1000, 'must be at most 1000 characters')
+      .optional(),
     maxInvocationsPerTurn: z
       .number({ error: 'must be a whole number of runs per turn' })
       .int('must be a whole number of runs per turn')
@@ -294,6 +301,7 @@ export function parseHookDefinition(input: unknown): HookSpec {
         ? { id: def.policy.id }
         : { id: def.policy.id, version: def.policy.version }
   if (def.source) spec.source = def.source
+  if (def.description?.trim()) spec.description = def.description.trim()
   if (def.maxInvocationsPerTurn !== undefined) spec.maxInvocationsPerTurn = def.maxInvocationsPerTurn
   if (def.breakerCountsBlocks) spec.breakerCountsBlocks = true
   const blocks = def.blocks ?? loomFnRule(spec)

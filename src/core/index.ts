@@ -18,6 +18,8 @@ export {
 export { CEL_COST_LIMIT, ConditionLimitError } from './cel.js'
 export type { RegisteredHook } from './chain.js'
 export * from './claude.js'
+export type { ConditionVariable } from './condition-reference.js'
+export { conditionReference } from './condition-reference.js'
 export type {
   Decision,
   DecisionKind,
@@ -70,7 +72,7 @@ export type {
   ToolCall,
   WardenEvent,
 } from './events.js'
-export { checkEventShape, toolOf } from './events.js'
+export { checkEventShape, subjectOf, toolOf } from './events.js'
 export { type HomeSystem, homeBlocking } from './home-rules.js'
 export type {
   FailurePolicy,

@@ -19,6 +19,7 @@ export const MAX_HOOK_FILE_BYTES = 256 * 1024
 /** Front-matter keys a hook file may use. */
 export const HOOK_FILE_KEYS = [
   'event',
+  'description',
   'priority',
   'when',
   'script',
@@ -174,6 +175,7 @@ export function parseHookFile(text: string, file: string): ParsedHookFile {
     hook.handler.whenColumn = keyLine.get('when')?.indent ?? 0
   }
   for (const key of [
+    'description',
     'priority',
     'matcher',
     'if',

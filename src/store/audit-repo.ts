@@ -2,7 +2,7 @@
 // row idempotent (a retried batch never doubles a row), read back per tenant; a hook's
 // execution history, newest first, paged by the executions' serial id.
 
-import type { Kysely } from 'kysely'
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely'
 import { upsertApprovals } from './approvals-repo.js'
 import type { AuditRowWriter } from './audit-write.js'
 import { StoreError } from './errors.js'
@@ -39,6 +39,7 @@ function fromDecision(row: DecisionsTable): DecisionRow {
   if (row.agent_id !== null) out.agentId = row.agent_id
   if (row.session_id !== null) out.sessionId = row.session_id
   if (row.trace_id !== null) out.traceId = row.trace_id
+  if (row.tool !== null && row.tool !== undefined) out.tool = row.tool
   return out
 }
 
@@ -68,6 +69,17 @@ function fromExecution(row: Omit<HookExecutionsTable, 'id'>): ExecutionRow & { h
     out.metadata = JSON.parse(row.metadata) as ExecutionRow['metadata']
   if (row.mode === 'shadow') out.mode = 'shadow'
   return out
+}
+
+/** Most decisions a free-text search looks through (the newest the other filters leave). */
+export const DECISION_SEARCH_WINDOW = 20_000
+
+/** The columns a free-text search looks in. */
+const SEARCHED_COLUMNS = ['id', 'reason', 'tool', 'agent_id', 'session_id', 'input'] as const
+
+/** A LIKE pattern's wildcards and escape character taken literally. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`)
 }
 
 /** The row id an execution cursor names (a positive integer string). */
@@ -117,13 +129,20 @@ export class AuditRepo {
   }
 
   async list(query: DecisionQuery = {}): Promise<DecisionRow[]> {
-    let select = this.db.selectFrom('decisions').selectAll()
-    if (query.tenant !== undefined) select = select.where('tenant', '=', query.tenant)
-    if (query.since !== undefined) select = select.where('created_at', '>=', query.since)
-    if (query.until !== undefined) select = select.where('created_at', '<', query.until)
-    if (query.decision !== undefined) select = select.where('decision', '=', query.decision)
-    if (query.event !== undefined) select = select.where('event', '=', query.event)
-    if (query.agentId !== undefined) select = select.where('agent_id', '=', query.agentId)
+    let select = this.filtered(this.db.selectFrom('decisions').selectAll(), query)
+    if (query.text !== undefined && query.text !== '') {
+      // The text is searched within a bounded window: the newest rows the other filters leave.
+      const window = this.filtered(this.db.selectFrom('decisions').select('id'), query)
+        .orderBy('created_at', 'desc')
+        .limit(DECISION_SEARCH_WINDOW)
+      const pattern = `%${escapeLike(query.text.slice(0, 200))}%`
+      const like = sql.raw(this.dialect === 'postgres' ? 'ilike' : 'like')
+      const escapeClause = sql.raw("escape '\\'")
+      const matches = SEARCHED_COLUMNS.map(
+        (column) => sql`coalesce(${sql.ref(column)}, '') ${like} ${pattern} ${escapeClause}`,
+      )
+      select = select.where('id', 'in', window).where(sql<boolean>`(${sql.join(matches, sql` or `)})`)
+    }
     const limit = Math.min(Math.max(1, query.limit ?? 50), 10_000)
     const offset = Math.max(0, Math.floor(query.offset ?? 0))
     const rows = await select
@@ -133,6 +152,36 @@ export class AuditRepo {
       .offset(offset)
       .execute()
     return rows.map(fromDecision)
+  }
+
+  /** Applies the structured filters of a decision query (every value a bound parameter). */
+  private filtered<Q extends SelectQueryBuilder<Database, 'decisions', object>>(
+    select: Q,
+    query: DecisionQuery,
+  ): Q {
+    let q = select as SelectQueryBuilder<Database, 'decisions', object>
+    if (query.tenant !== undefined) q = q.where('tenant', '=', query.tenant)
+    if (query.since !== undefined) q = q.where('created_at', '>=', query.since)
+    if (query.until !== undefined) q = q.where('created_at', '<', query.until)
+    if (query.decision !== undefined) q = q.where('decision', '=', query.decision)
+    if (query.event !== undefined) q = q.where('event', '=', query.event)
+    if (query.agentId !== undefined) q = q.where('agent_id', '=', query.agentId)
+    if (query.sessionId !== undefined) q = q.where('session_id', '=', query.sessionId)
+    if (query.tool !== undefined) q = q.where('tool', '=', query.tool)
+    const hook = query.hook
+    if (hook !== undefined) {
+      q = q.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('hook_executions as e')
+            .select('e.id')
+            .whereRef('e.decision_id', '=', 'decisions.id')
+            .where('e.hook_ref', '=', hook)
+            .where('e.decision', '!=', 'skipped'),
+        ),
+      )
+    }
+    return q as Q
   }
 
   async get(id: string, tenant?: string): Promise<DecisionDetail | undefined> {

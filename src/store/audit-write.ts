@@ -39,6 +39,7 @@ export const DECISION_FIELDS: readonly Field[] = [
   ['input', 'input', 'json'],
   ['output', 'output', 'json'],
   ['trace_id', 'traceId', 'value'],
+  ['tool', 'tool', 'value'],
   ['created_at', 'createdAt', 'value'],
 ]
 
@@ -72,7 +73,7 @@ const EXECUTION_COLUMNS = EXECUTION_FIELDS.map(([column]) => column)
 const HOOK_ID = EXECUTION_COLUMNS.indexOf('hook_id')
 
 const DECISION_TYPES =
-  'text,text,text,text,text,text,text,text,text,text,text,float8,int4,text,text,text,int8'
+  'text,text,text,text,text,text,text,text,text,text,text,float8,int4,text,text,text,text,int8'
 const EXECUTION_TYPES =
   'text,text,text,text,text,text,int4,text,text,text,float8,text,text,text,text,text,text,int4,int8,text,text'
 

@@ -30,6 +30,7 @@ export function toHookDefinition(hook: StoredHook): HookDefinition {
   if (hook.if !== undefined) definition.if = hook.if
   if (hook.policy) definition.policy = hook.policy
   if (hook.mode === 'shadow') definition.mode = 'shadow'
+  if (hook.description) definition.description = hook.description
   return definition
 }
 

@@ -41,6 +41,7 @@ function toRow(
       ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
       ...(input.policy ? { policy: input.policy } : {}),
       ...(input.mode ? { mode: input.mode } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
       ...(input.tenant || input.agents?.length
         ? {
             scope: {
@@ -78,6 +79,7 @@ function toRow(
     policy: spec.policy ? JSON.stringify(spec.policy) : null,
     source,
     mode: spec.mode ?? 'enforce',
+    description: spec.description ?? null,
   }
 }
 
@@ -106,6 +108,7 @@ export function fromRow(row: HooksTable, box: SecretBox | undefined): StoredHook
   if (row.if_expr !== null) hook.if = row.if_expr
   if (row.policy !== null) hook.policy = JSON.parse(row.policy) as StoredHook['policy'] & object
   if (row.mode === 'shadow') hook.mode = 'shadow'
+  if (row.description) hook.description = row.description
   return hook
 }
 

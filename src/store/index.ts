@@ -1,7 +1,9 @@
 // Persistence: the Store interface, its SQLite and PostgreSQL adapters over one query
 // layer, forward-only migrations, the change feed, shared breaker state and stored hooks.
 
+export { MAX_ACTIVITY_BUCKETS } from './activity-repo.js'
 export { alreadySettled } from './approvals-repo.js'
+export { DECISION_SEARCH_WINDOW } from './audit-repo.js'
 export type { StoreBreakerOptions } from './breaker.js'
 export { openStoreBreakerState, StoreBreakerState } from './breaker.js'
 export type { StoreErrorCode } from './errors.js'
@@ -32,6 +34,8 @@ export type {
   ExecutionPage,
   ExecutionQuery,
   ExecutionRow,
+  HookActivity,
+  HookActivityQuery,
   HookInput,
   HookScopeKind,
   HookSource,

@@ -298,6 +298,33 @@ const instances: Migration = {
 }
 
 /**
+ * 0009: a hook's `description`, and the tool (or MCP / A2A method) each decision was about,
+ * so that the decisions list can show and filter it through an index. Older decisions get
+ * theirs from the stored input.
+ */
+function hookDescription(dialect: Dialect): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('hooks').addColumn('description', 'text').execute()
+      await db.schema.alterTable('decisions').addColumn('tool', 'text').execute()
+      // Fixed paths (no input reaches this text): payload.tool.name, payload.mcp.method, ...
+      const path = (a: string, b: string) =>
+        dialect === 'postgres'
+          ? sql.raw(`(input::json #>> '{payload,${a},${b}}')`)
+          : sql.raw(`json_extract(input, '$.payload.${a}.${b}')`)
+      const subject = sql`coalesce(${path('tool', 'name')}, ${path('mcp', 'method')}, ${path('a2a', 'method')})`
+      await sql`update decisions set tool = ${subject}`.execute(db)
+      await db.schema.createIndex('decisions_tool').on('decisions').columns(['tool', 'created_at']).execute()
+      await db.schema
+        .createIndex('decisions_session')
+        .on('decisions')
+        .columns(['session_id', 'created_at'])
+        .execute()
+    },
+  }
+}
+
+/**
  * 0010: shadow mode. A hook's `mode` (`enforce` or `shadow`), and on each execution row
  * `mode` = `shadow` when the verdict was recorded, not applied (null otherwise), indexed for
  * counting a hook's would-be denials; and the reason given with a change (a promotion).
@@ -328,6 +355,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0005_hook_metadata': hookMetadata,
     '0007_breaker_tenants': breakerTenants,
     '0008_instances': instances,
+    '0009_hook_description': hookDescription(dialect),
     '0010_hook_mode': hookMode,
   }
 }

@@ -24,6 +24,8 @@ export interface HooksTable {
   version: number
   policy: string | null
   source: string
+  /** What the hook is for (migration 0009); null when not given. */
+  description: string | null
   created_at: number
   updated_at: number
   /** `enforce` or `shadow` (0010_hook_mode). */
@@ -47,6 +49,8 @@ export interface DecisionsTable {
   input: string
   output: string
   trace_id: string | null
+  /** The tool name, MCP or A2A method the decision was about (migration 0009). */
+  tool: string | null
   created_at: number
 }
 

@@ -5,6 +5,7 @@
 // that every write bumps.
 
 import { type Kysely, sql } from 'kysely'
+import { type HookActivity, type HookActivityQuery, hookActivity } from './activity-repo.js'
 import { ApprovalsRepo } from './approvals-repo.js'
 import { AuditRepo } from './audit-repo.js'
 import type { AuditRowWriter } from './audit-write.js'
@@ -122,6 +123,9 @@ export class KyselyStore implements Store {
   }
   countExecutions(query: ExecutionQuery): Promise<Record<string, number>> {
     return this.audit.countExecutions(query)
+  }
+  hookActivity(query: HookActivityQuery): Promise<HookActivity[]> {
+    return hookActivity(this.db, query)
   }
 
   listApprovals(filter?: ApprovalQuery): Promise<ApprovalRow[]> {

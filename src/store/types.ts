@@ -4,6 +4,7 @@
 // adapters implement it over one query layer: SQLite (the default) and PostgreSQL.
 
 import type { FailurePolicy, HandlerConfig, HookMode, PolicyRef } from '../core/index.js'
+import type { HookActivity, HookActivityQuery } from './activity-repo.js'
 import type {
   ApprovalQuery,
   ApprovalResolution,
@@ -13,6 +14,7 @@ import type {
   TokenRow,
 } from './management-types.js'
 
+export type { HookActivity, HookActivityQuery } from './activity-repo.js'
 export type {
   ApprovalQuery,
   ApprovalResolution,
@@ -39,6 +41,8 @@ export type HookScopeKind = 'global' | 'tenant' | 'agent'
 /** A hook as written to the store (the management API, imports). */
 export interface HookInput {
   name: string
+  /** What the hook is for, in a sentence. */
+  description?: string
   /** Omitted for a global hook. */
   tenant?: string
   /** Agent ids the hook is limited to. */
@@ -63,6 +67,7 @@ export interface StoredHook {
   /** `name` for a global hook, `tenant/name` otherwise (the engine's hook id). */
   id: string
   name: string
+  description?: string
   tenant?: string
   scope: HookScopeKind
   agents: string[]
@@ -142,6 +147,8 @@ export interface DecisionRow {
   tenant: string
   agentId?: string
   sessionId?: string
+  /** The tool name, or the MCP / A2A method, the event was about. */
+  tool?: string
   event: string
   decision: string
   reason: string
@@ -218,6 +225,17 @@ export interface DecisionQuery {
   event?: string
   /** Only this agent's decisions (the `agent_id` column). */
   agentId?: string
+  /** Only this session's decisions. */
+  sessionId?: string
+  /** Only decisions about this tool (or MCP / A2A method). */
+  tool?: string
+  /** Only decisions in which this hook (engine id) ran and was not skipped. */
+  hook?: string
+  /**
+   * Text found (case-insensitively) in the id, reason, tool, agent, session or input; searched
+   * within the newest {@link DECISION_SEARCH_WINDOW} decisions the other filters leave.
+   */
+  text?: string
   /** Rows per page (default 50, at most 10 000). */
   limit?: number
   /** Rows to skip, newest first: with `limit`, pages through a longer history. */
@@ -335,6 +353,8 @@ export interface Store {
    * filters as {@link Store.listExecutions} (`limit` and `cursor` are ignored).
    */
   countExecutions(query: ExecutionQuery): Promise<Record<string, number>>
+  /** Runs and denials of each hook within a window, per bucket (skipped runs left out). */
+  hookActivity(query: HookActivityQuery): Promise<HookActivity[]>
 
   /** Enabled/disabled overrides of hooks that are not stored (files, config), by engine id. */
   listHookOverrides(): Promise<Map<string, boolean>>

@@ -31,6 +31,7 @@ export const definition = z
     enabled: z.boolean({ error: 'must be true or false' }).optional(),
     policy: object.optional(),
     mode: z.string().optional(),
+    description: z.string({ error: 'must be text' }).max(1000, 'must be at most 1000 characters').optional(),
   })
   .strict()
 
@@ -185,6 +186,7 @@ export function toInput(plane: PlaneContext, principal: Principal, params: Defin
   if (spec.matcher !== undefined) input.matcher = spec.matcher
   if (spec.if !== undefined) input.if = spec.if
   if (spec.policy) input.policy = spec.policy
+  if (spec.description) input.description = spec.description
   return input
 }
 
@@ -208,6 +210,7 @@ export function paramsOf(hook: StoredHook): DefinitionParams {
   if (hook.matcher !== undefined) params.matcher = hook.matcher
   if (hook.if !== undefined) params.if = hook.if
   if (hook.policy) params.policy = hook.policy as unknown as Record<string, unknown>
+  if (hook.description) params.description = hook.description
   return params
 }
 

@@ -7,7 +7,8 @@
 // the other instances, and theirs are delivered here; a push that several instances make
 // for the same change (an approval resolved, a hook changed) reaches a connection once.
 
-import type { Decision, DecisionRecord } from '../../core/index.js'
+import { type Decision, type DecisionRecord, subjectOf } from '../../core/index.js'
+import { inputPreview } from './decision-views.js'
 import { eventFrame, type PushFilter } from './protocol.js'
 
 /** The push topics a connection can subscribe to. */
@@ -53,6 +54,8 @@ export function decisionSummary(record: DecisionRecord): Record<string, unknown>
     tenant: typeof context.tenantId === 'string' ? context.tenantId : '',
     agentId: typeof agent?.id === 'string' ? agent.id : undefined,
     sessionId: typeof session?.id === 'string' ? session.id : undefined,
+    tool: subjectOf(event.payload),
+    preview: inputPreview(event),
     durationMs: decision.durationMs,
     blocking: decision.blocking,
     hooks: decision.trace.map((t) => ({

@@ -58,7 +58,9 @@ export function hookMethods(plane: PlaneContext): Record<string, MethodDef> {
             (p.enabled === undefined || h.enabled === p.enabled) &&
             (p.source === undefined || h.source === p.source) &&
             (needle === undefined ||
-              `${h.id} ${h.event} ${h.handlerType} ${h.matcher ?? ''}`.toLowerCase().includes(needle)),
+              `${h.id} ${h.event} ${h.handlerType} ${h.matcher ?? ''} ${h.description ?? ''}`
+                .toLowerCase()
+                .includes(needle)),
         )
         const offset = p.offset ?? 0
         const size = p.limit ?? 100
@@ -178,7 +180,14 @@ export function hookMethods(plane: PlaneContext): Record<string, MethodDef> {
       },
     }),
     'hooks.toggle': method({
-      params: z.object({ id, enabled: z.boolean({ error: 'must be true or false' }) }).strict(),
+      params: z
+        .object({
+          id,
+          enabled: z.boolean({ error: 'must be true or false' }),
+          /** Why (recorded in the change record); the UI asks for it when a hook is switched off. */
+          reason: z.string({ error: 'must be text' }).max(500, 'must be at most 500 characters').optional(),
+        })
+        .strict(),
       roles: EDITORS,
       async run(p, { principal }) {
         const found = await find(plane, principal, p.id)
@@ -198,6 +207,7 @@ export function hookMethods(plane: PlaneContext): Record<string, MethodDef> {
           tenant: before.tenant ?? '',
           before,
           after,
+          ...(p.reason?.trim() ? { reason: p.reason.trim() } : {}),
         })
         return after
       },

@@ -8,6 +8,7 @@ import { CANONICAL_EVENTS, type JsonObject } from '../../core/index.js'
 import { alreadySettled } from '../../store/index.js'
 import { approvalView } from './approvals.js'
 import type { PlaneContext } from './context.js'
+import { decisionListView } from './decision-views.js'
 import { PUSH_TOPICS } from './hub.js'
 import { ADMINS, APPROVERS, ApiError, EDITORS, type MethodDef, method, READERS } from './protocol.js'
 import type { Principal } from './tokens.js'
@@ -66,6 +67,10 @@ export function otherMethods(
           event: z.string().optional(),
           decision: kinds.optional(),
           agent: z.string().min(1, 'must not be empty').max(200).optional(),
+          session: z.string().min(1, 'must not be empty').max(200).optional(),
+          tool: z.string().min(1, 'must not be empty').max(200).optional(),
+          hook: z.string().min(1, 'must not be empty').max(300).optional(),
+          text: z.string().max(200, 'must be at most 200 characters').optional(),
           since: z.number().int().min(0).optional(),
           until: z.number().int().min(0).optional(),
           limit,
@@ -81,26 +86,17 @@ export function otherMethods(
           ...(p.event ? { event: p.event } : {}),
           ...(p.decision ? { decision: p.decision } : {}),
           ...(p.agent ? { agentId: p.agent } : {}),
+          ...(p.session ? { sessionId: p.session } : {}),
+          ...(p.tool ? { tool: p.tool } : {}),
+          ...(p.hook ? { hook: p.hook } : {}),
+          ...(p.text?.trim() ? { text: p.text.trim() } : {}),
           ...(p.since !== undefined ? { since: p.since } : {}),
           ...(p.until !== undefined ? { until: p.until } : {}),
           limit: size,
           offset: p.offset ?? 0,
         })
         return {
-          decisions: rows.map((r) => ({
-            id: r.id,
-            at: r.createdAt,
-            tenant: r.tenant,
-            agentId: r.agentId,
-            sessionId: r.sessionId,
-            event: r.event,
-            decision: r.decision,
-            reason: r.reason,
-            reasonCode: r.reasonCode,
-            durationMs: r.durationMs,
-            blocking: r.blocking,
-            decidingHooks: r.decidingHooks,
-          })),
+          decisions: rows.map(decisionListView),
           ...(rows.length === size ? { next: (p.offset ?? 0) + size } : {}),
         }
       },

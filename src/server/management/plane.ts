@@ -13,6 +13,7 @@ import { type ClusterBus, startClusterBus } from './cluster-bus.js'
 import { MANAGEMENT_DEFAULTS, type ManagementSettings, type PlaneContext } from './context.js'
 import { PushHub } from './hub.js'
 import { hookMethods } from './methods-hooks.js'
+import { insightMethods } from './methods-insight.js'
 import { lifecycleMethods } from './methods-lifecycle.js'
 import { otherMethods } from './methods-other.js'
 import type { MethodDef } from './protocol.js'
@@ -181,6 +182,7 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
     methods,
     hookMethods(context),
     lifecycleMethods(context),
+    insightMethods(context),
     otherMethods(context, () => methods),
   )
 

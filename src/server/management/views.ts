@@ -42,6 +42,7 @@ export function unmaskConfig(next: unknown, stored: unknown): unknown {
 export interface HookView {
   id: string
   name: string
+  description?: string
   event: string
   scope: 'global' | 'tenant' | 'agent'
   tenant?: string
@@ -128,6 +129,7 @@ export function storedView(hook: StoredHook, trips?: readonly BreakerTrip[]): Ho
   if (hook.matcher !== undefined) view.matcher = hook.matcher
   if (hook.if !== undefined) view.if = hook.if
   if (hook.policy) view.policy = hook.policy
+  if (hook.description) view.description = hook.description
   return withBreaker(view, trips)
 }
 
@@ -159,6 +161,7 @@ export function fileView(spec: HookSpec, trips?: readonly BreakerTrip[]): HookVi
   if (spec.matcher !== undefined) view.matcher = spec.matcher
   if (spec.if !== undefined) view.if = spec.if
   if (spec.policy) view.policy = spec.policy
+  if (spec.description) view.description = spec.description
   return withBreaker(view, trips)
 }
 
@@ -185,6 +188,7 @@ export function specDefinition(spec: HookSpec): HookDefinition {
   if (spec.if !== undefined) definition.if = spec.if
   if (spec.policy) definition.policy = spec.policy
   if (spec.source !== undefined) definition.source = spec.source
+  if (spec.description) definition.description = spec.description
   if (spec.maxInvocationsPerTurn !== undefined) definition.maxInvocationsPerTurn = spec.maxInvocationsPerTurn
   if (spec.breakerCountsBlocks) definition.breakerCountsBlocks = true
   if (spec.blocks !== undefined) definition.blocks = spec.blocks
