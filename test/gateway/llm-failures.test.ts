@@ -7,7 +7,13 @@
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ApprovalRequest, ask, type Engine, type JsonObject } from '../../src/core/index.js'
+import {
+  type ApprovalRequest,
+  ask,
+  type Engine,
+  type HookCall,
+  type JsonObject,
+} from '../../src/core/index.js'
 import { type LlmGateway, startLlmGateway } from '../../src/gateway/index.js'
 import { buildEngine } from '../../src/sources/index.js'
 import { type ModelServer, startModelServer } from './llm-upstream.js'
@@ -29,7 +35,7 @@ describe('warden llm: approvals and failures', () => {
           event: 'tool.pre',
           handler: {
             type: 'fn',
-            fn: ({ event }) =>
+            fn: ({ event }: HookCall) =>
               JSON.stringify((event.payload.tool as JsonObject).input).includes('deploy')
                 ? ask('deploys need a human')
                 : undefined,

@@ -71,7 +71,7 @@ describe('warden llm under attack', () => {
         'server: { auth: token }',
         'llm:',
         '  maxBodyBytes: 65536',
-        '  apiKey: "${LLM_UPSTREAM_KEY}"',
+        `  apiKey: "\${LLM_UPSTREAM_KEY}"`,
         '  stream: { checkEveryChars: 4, holdBackChars: 24 }',
         'hooks:',
         '  - name: beta-may-not-prompt',
