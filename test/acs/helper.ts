@@ -6,6 +6,7 @@ import type {
   ApprovalAnswer,
   ApprovalRequest,
   Engine,
+  HandlerFactory,
   HookDefinition,
   JsonObject,
 } from '../../src/core/index.js'
@@ -38,12 +39,14 @@ export async function startAcs(
     settings?: Partial<AcsSettings>
     approver?: (request: ApprovalRequest) => Promise<ApprovalAnswer> | ApprovalAnswer
     ledger?: AcsLedger
+    handlers?: HandlerFactory[]
   } = {},
 ): Promise<AcsGuardian> {
   const engine = createEngine({
     hooks: options.hooks ?? [],
     ...(options.approver ? { approver: options.approver } : {}),
     limits: { approvalTimeoutMs: 5_000 },
+    ...(options.handlers ? { handlers: options.handlers } : {}),
   })
   const settings = settingsWith({ keys: [{ id: KEY.id, material: KEY.material }], ...options.settings })
   const app = await createServer({

@@ -123,7 +123,7 @@ export function serverHello(
     timeout_config: { default_ms: settings.defaultTimeoutMs, per_method: {} },
     on_decision_failure: settings.onDecisionFailure,
     skew_window_ms: settings.skewWindowMs,
-    approver_types_supported: ['human'],
+    approver_types_supported: [...new Set(['human', ...settings.approvers.map((a) => a.type)])],
     policy_requires_provenance: settings.policyRequiresProvenance,
     agbom_serializations_supported: [],
     trace_emission: { otel: false, ocsf: false },

@@ -156,7 +156,10 @@ export function createSerializer(): <T>(key: string, task: () => Promise<T>) => 
 export type StepRecord = Pick<
   ChainEntry,
   'step_id' | 'step_type' | 'request_hash' | 'decision' | 'decision_id' | 'recorded_decision'
->
+> & {
+  /** Further fields of the entry (an Intent established, an extension's approver, ...), hashed with it. */
+  fields?: Record<string, unknown>
+}
 
 /** The ISO 8601 form of a time in ms, remembered for the last time asked (one per request path). */
 export const isoAt = (() => {
@@ -184,6 +187,10 @@ function entryFor(step: StepRecord, previous: string | null, at: number): ChainE
     recorded_decision: step.recorded_decision,
     previous_hash: previous,
     entry_hash: '',
+  }
+  if (step.fields) {
+    for (const [name, value] of Object.entries(step.fields))
+      if (!(name in entry)) (entry as unknown as Record<string, unknown>)[name] = value
   }
   entry.entry_hash = entryHash(entry as unknown as Record<string, unknown>, previous)
   return entry

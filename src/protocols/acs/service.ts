@@ -7,18 +7,27 @@
 
 import type { Engine, JsonObject, OnCallerGone } from '../../core/index.js'
 import { decodeBody, errorResponse, type RpcError } from '../aos/index.js'
+import { createApprovals } from './approver.js'
 import { sha256Hex, signEnvelope } from './crypto.js'
 import { decisionResult, deferReason } from './decisions.js'
 import { type AcsRequest, checkEnvelope, checkShell } from './envelope.js'
 import { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
 import { ACS_VERSION, type AcsTransport } from './handshake.js'
+import { appendAfter, createIbac, type IbacStep } from './ibac.js'
 import { jcsWithout } from './jcs.js'
-import { type AcsLedger, createChainAppender, createMemoryLedger, isoAt, syncFormOf } from './ledger.js'
+import {
+  type AcsLedger,
+  createChainAppender,
+  createMemoryLedger,
+  isoAt,
+  type StepRecord,
+  syncFormOf,
+} from './ledger.js'
 import { acsMethod } from './methods.js'
 import { type AnswerCorrection, boundedLedger, LedgerUnavailable, postureAnswer } from './outage.js'
 import { createReplayCheck } from './replay.js'
 import { timestampCheck } from './request-checks.js'
-import { createHandshakes, tenantKey } from './sessions.js'
+import { createHandshakes, tenantKey, tenantOf } from './sessions.js'
 import { type AcsSettings, settingsWith } from './settings.js'
 import { createSignatureCheck } from './signatures.js'
 
@@ -74,21 +83,6 @@ export interface AcsService {
 /** Most sessions whose deferral count is kept. */
 const MAX_SESSIONS = 10_000
 
-/**
- * The tenant a request acts for: the caller's (a token's), else the `tenant_id` it names.
- * @throws AcsError when a caller pinned to a tenant names another.
- */
-function tenantOf(params: JsonObject, caller: AcsCaller): string | undefined {
-  const named = typeof params.tenant_id === 'string' ? params.tenant_id : undefined
-  if (caller.tenant !== undefined && named !== undefined && named !== caller.tenant) {
-    throw new AcsError(
-      ACS_ERRORS.sessionRefused,
-      `this caller belongs to tenant "${caller.tenant}"; tenant_id cannot name another tenant`,
-    )
-  }
-  return caller.tenant ?? named
-}
-
 /** Creates the ACS service over an engine. */
 export function createAcsService(options: AcsServiceOptions): AcsService {
   const { engine } = options
@@ -106,6 +100,10 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
   const texts = new WeakMap<JsonObject, string>()
   const signatures = createSignatureCheck(settings, now)
   const handshakes = createHandshakes(engine, settings, transport, signatures)
+  const ibac = createIbac(
+    settings.intent,
+    createApprovals({ ...settings, timeoutMs: settings.deferTimeoutMs, now }),
+  )
 
   function remember<K, V>(map: Map<K, V>, key: K, value: V, max = MAX_SESSIONS): void {
     map.delete(key)
@@ -146,6 +144,8 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     }
     const tenant = tenantOf(request.params, caller)
     if (tenant !== undefined) context.tenantId = tenant
+    const intent = ibac.before(request, tenantKey(tenant, request.sessionId))
+    if (intent.view) context.intent = intent.view
     const metadata = request.params.metadata as JsonObject
     if (typeof metadata.turn_id === 'string') context.turnId = metadata.turn_id
     const decision = await engine.dispatch(
@@ -181,9 +181,21 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       deferralsExhausted: used >= settings.maxDeferralsPerSession,
     })
     if (deferred && result.decision === 'defer') remember(deferrals, deferralKey, used + 1)
+    const refused = ibac.after(intent, request, result, mapping.denyEligible)
+    if (refused !== undefined && recorded !== 'deny') {
+      const reasonCode = result.reason_codes as string[]
+      options.onAnswerChanged?.({ id: decision.id, decision: 'deny', reason: refused, reasonCode })
+    }
     try {
-      const appended = chained(request, result, decision.id, recorded)
+      const appended = chained(
+        request,
+        result,
+        decision.id,
+        refused === undefined ? recorded : 'deny',
+        intent,
+      )
       if (appended) await appended
+      if (result.decision !== 'deny') ibac.commit(intent)
     } catch (error) {
       if (error instanceof LedgerUnavailable) error.decisionId = decision.id
       throw error
@@ -200,10 +212,12 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     result: JsonObject,
     decisionId: string,
     recorded: string,
+    intent?: IbacStep,
   ): Promise<void> | undefined {
     const head = request.chainHash === undefined ? undefined : headOf(request.sessionId)
-    if (head instanceof Promise) return head.then((h) => chainOn(h, request, result, decisionId, recorded))
-    return chainOn(head, request, result, decisionId, recorded)
+    if (head instanceof Promise)
+      return head.then((h) => chainOn(h, request, result, decisionId, recorded, intent))
+    return chainOn(head, request, result, decisionId, recorded, intent)
   }
 
   function chainOn(
@@ -212,6 +226,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     result: JsonObject,
     decisionId: string,
     recorded: string,
+    intent?: IbacStep,
   ): Promise<void> | undefined {
     if (request.chainHash !== undefined && request.chainHash !== head && result.decision !== 'deny') {
       result.decision = 'deny'
@@ -228,14 +243,25 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
         })
       }
     }
-    const appended = appendEntry(request.sessionId, {
+    const step: StepRecord = {
       step_id: request.requestId,
       step_type: request.method,
       request_hash: request.requestHash ?? sha256Hex(jcsWithout(request.params, 'signature')),
       decision: String(result.decision),
       decision_id: decisionId,
       recorded_decision: recorded,
-    })
+    }
+    if (intent && Object.keys(intent.entryFields).length > 0) step.fields = intent.entryFields
+    const extension = intent && result.decision !== 'deny' ? ibac.extensionEntry(intent) : undefined
+    // §9.1: an approver's grant is its own ContextEntry, before the step it let through.
+    const appended = extension
+      ? appendAfter(
+          appendEntry,
+          request.sessionId,
+          { ...step, step_type: 'intent_extension', fields: extension },
+          step,
+        )
+      : appendEntry(request.sessionId, step)
     if (typeof appended === 'string') {
       result.chain_hash = appended
       return undefined

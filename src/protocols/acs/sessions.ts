@@ -20,6 +20,21 @@ export function tenantKey(tenant: string | undefined, key: string): string {
   return `${name.length}:${name}${key}`
 }
 
+/**
+ * The tenant a request acts for: the caller's (a token's), else the `tenant_id` it names.
+ * @throws AcsError when a caller pinned to a tenant names another.
+ */
+export function tenantOf(params: JsonObject, caller: { tenant?: string }): string | undefined {
+  const named = typeof params.tenant_id === 'string' ? params.tenant_id : undefined
+  if (caller.tenant !== undefined && named !== undefined && named !== caller.tenant) {
+    throw new AcsError(
+      ACS_ERRORS.sessionRefused,
+      `this caller belongs to tenant "${caller.tenant}"; tenant_id cannot name another tenant`,
+    )
+  }
+  return caller.tenant ?? named
+}
+
 /** The negotiated sessions of one Guardian. */
 export interface Handshakes {
   /**

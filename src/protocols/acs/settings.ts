@@ -4,6 +4,15 @@
 
 import { z } from 'zod'
 import { formatZodError, WardenError } from '../../core/index.js'
+import {
+  type AcsApprover,
+  type AcsIntentSettings,
+  type AcsTraceSettings,
+  approverSchema,
+  intentSettingsSchema,
+  openApprovers,
+  traceSettingsSchema,
+} from './approver-settings.js'
 import { DEFAULT_KEY_DERIVATION, type KeyDerivation } from './crypto.js'
 
 const keySchema = z
@@ -35,6 +44,9 @@ export const acsSettingsSchema = z
     deferTimeoutMs: z.number().int().positive().max(86_400_000).optional(),
     policyRequiresProvenance: z.boolean().optional(),
     keyDerivation: z.enum(['session-info', 'session-salt']).optional(),
+    intent: intentSettingsSchema.optional(),
+    approvers: z.array(approverSchema).max(16).optional(),
+    trace: traceSettingsSchema.optional(),
   })
   .strict()
 
@@ -61,6 +73,12 @@ export interface AcsSettings {
   policyRequiresProvenance: boolean
   /** How the per-session HMAC key is derived (see {@link KeyDerivation}). */
   keyDerivation: KeyDerivation
+  /** IBAC: how a request outside `Intent.parsed` is answered (§8.4, §9.1). */
+  intent: AcsIntentSettings
+  /** The approvers a client-routed ASK names (§9), with their verification keys. */
+  approvers: AcsApprover[]
+  /** ACS-Trace emission (announced as `trace_emission`). */
+  trace: AcsTraceSettings
 }
 
 export const ACS_DEFAULTS = {
@@ -110,7 +128,21 @@ export function resolveAcsSettings(
       ...(key.notAfter ? { notAfter: Date.parse(key.notAfter) } : {}),
     }
   })
-  return settingsWith({ ...input, keys })
+  const approvers = openApprovers(input.approvers ?? [], secrets, env)
+  return settingsWith({
+    ...input,
+    keys,
+    approvers,
+    intent: {
+      defaultScopeMode: input.intent?.defaultScopeMode ?? 'ask',
+      strictExtensible: input.intent?.strictExtensible ?? [],
+    },
+    trace: {
+      otel: input.trace?.otel ?? true,
+      ocsf: false,
+      ...(input.trace?.collectorEndpoint ? { collectorEndpoint: input.trace.collectorEndpoint } : {}),
+    },
+  })
 }
 
 /** Settings from already opened keys, defaults applied (tests, the stdio command). */
@@ -130,5 +162,8 @@ export function settingsWith(
     deferTimeoutMs: input.deferTimeoutMs ?? ACS_DEFAULTS.deferTimeoutMs,
     policyRequiresProvenance: input.policyRequiresProvenance ?? false,
     keyDerivation: input.keyDerivation ?? DEFAULT_KEY_DERIVATION,
+    intent: input.intent ?? { defaultScopeMode: 'ask', strictExtensible: [] },
+    approvers: input.approvers ?? [],
+    trace: input.trace ?? { otel: true, ocsf: false },
   }
 }

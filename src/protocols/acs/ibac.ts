@@ -1,0 +1,199 @@
+// IBAC on one ACS step: before the hooks run, the session's Intent is established (at
+// `sessionStart` or its first `agentTrigger`), a later different Intent is refused, an
+// approver's answer in `params.approval` is verified, and hooks get `context.intent`; after
+// the hooks, a request outside `Intent.parsed` is answered per the session's `scope_mode`
+// (strict: deny; ask: ASK naming an approver, or §9.2's deny without one; permissive: the
+// hooks' answer, marked). What is written to the chain: the Intent established, a refused
+// change, and each granted `intent_extension` as its own ContextEntry (§9.1).
+
+import type { JsonObject } from '../../core/index.js'
+import type { Approvals } from './approver.js'
+import type { AcsIntentSettings } from './approver-settings.js'
+import { sha256Hex } from './crypto.js'
+import type { AcsRequest } from './envelope.js'
+import {
+  covers,
+  createIntentRegistry,
+  grantedCapabilities,
+  type IntentExtension,
+  intentCanonical,
+  intentOf,
+  intentView,
+  requestedCapability,
+  type SessionIntent,
+} from './intent.js'
+import type { StepRecord } from './ledger.js'
+
+/** What IBAC found for one step before the hooks ran. */
+export interface IbacStep {
+  key: string
+  session: SessionIntent | undefined
+  capability: string | undefined
+  /** `context.intent` for the hooks. */
+  view: JsonObject | undefined
+  /** Why the step is refused whatever the hooks say. */
+  refusal?: { codes: string[]; reasoning: string }
+  /** The approver's grant this step carries. */
+  granted?: IntentExtension
+  /** Fields added to the step's own chain entry. */
+  entryFields: JsonObject
+}
+
+/** IBAC for a Guardian's sessions. */
+export interface Ibac {
+  /** @throws AcsError -32602 for a malformed Intent. */
+  before(request: AcsRequest, key: string): IbacStep
+  /**
+   * Applies the Intent to the hooks' result (in place).
+   * @returns the reason when the answer became a deny the audit record must be corrected to.
+   */
+  after(step: IbacStep, request: AcsRequest, result: JsonObject, denyEligible: boolean): string | undefined
+  /** The chain entry of a granted extension (written before the step's own). */
+  extensionEntry(step: IbacStep): JsonObject | undefined
+  /** Keeps a session-scoped extension once the step is chained. */
+  commit(step: IbacStep): void
+}
+
+const ESTABLISHING = new Set(['steps/sessionStart', 'steps/agentTrigger'])
+
+/** The entry of `capabilities` sharing the longest dotted prefix with `capability`. */
+function closestMatch(capabilities: readonly string[], capability: string): string | null {
+  let best: string | null = null
+  let bestLength = 0
+  for (const entry of capabilities) {
+    let n = 0
+    while (n < entry.length && n < capability.length && entry[n] === capability[n]) n++
+    if (n > bestLength) {
+      best = entry
+      bestLength = n
+    }
+  }
+  return best
+}
+
+/** Creates IBAC over the Guardian's approvals. */
+export function createIbac(settings: AcsIntentSettings, approvals: Approvals): Ibac {
+  const registry = createIntentRegistry()
+
+  function before(request: AcsRequest, key: string): IbacStep {
+    let session = registry.get(key)
+    const step: IbacStep = { key, session, capability: undefined, view: undefined, entryFields: {} }
+    if (ESTABLISHING.has(request.method)) {
+      const offered = intentOf(request.payload, settings.defaultScopeMode)
+      if (offered && !session) {
+        session = registry.establish(key, offered)
+        step.session = session
+        step.entryFields.intent = JSON.parse(session.canonical) as JsonObject
+      } else if (offered && session && intentCanonical(offered) !== session.canonical) {
+        step.refusal = {
+          codes: ['intent_immutable'],
+          reasoning:
+            "this session's Intent was established earlier and cannot be changed; only an approver's intent_extension through ASK can widen Intent.parsed",
+        }
+        step.entryFields.intent_refused = sha256Hex(intentCanonical(offered))
+      }
+    }
+    if (!session) return step
+    if (session.intent.parsed !== undefined)
+      step.capability = requestedCapability(request.method, request.payload)
+    if (request.params.approval !== undefined && !step.refusal) {
+      const outcome = approvals.verify(key, request, step.capability, session.intent.scope_mode)
+      if ('refused' in outcome) step.refusal = outcome.refused
+      else step.granted = outcome.granted
+    }
+    step.view = intentView(session, step.capability, step.granted?.capabilities)
+    return step
+  }
+
+  function after(
+    step: IbacStep,
+    request: AcsRequest,
+    result: JsonObject,
+    denyEligible: boolean,
+  ): string | undefined {
+    const { session, capability } = step
+    if (step.refusal) {
+      if (!denyEligible || result.decision === 'deny') return undefined
+      return deny(result, step.refusal.codes, step.refusal.reasoning)
+    }
+    if (!session || capability === undefined || session.intent.parsed === undefined) return undefined
+    const granted = grantedCapabilities(session, step.granted?.capabilities)
+    if (covers(granted, capability)) return undefined
+    const ibac: JsonObject = {
+      requested_capability: capability,
+      closest_match: closestMatch(granted, capability),
+      intent_parsed: granted,
+      scope_mode: session.intent.scope_mode,
+    }
+    const policyData = (result.policy_data ?? {}) as JsonObject
+    policyData.ibac = ibac
+    result.policy_data = policyData
+    const outside = `the request uses "${capability}", which is outside this session's Intent.parsed`
+    if (result.decision === 'deny' || !denyEligible) return undefined
+    if (session.intent.scope_mode === 'permissive') {
+      result.reason_codes = ['ibac_intent_mismatch', ...((result.reason_codes as string[]) ?? [])]
+      result.reasoning = `${result.reasoning ?? 'allowed'}; ${outside} (scope_mode permissive: recorded, not refused)`
+      return undefined
+    }
+    const approver = approvals.approverFor(capability, session.intent.scope_mode)
+    if (approver) {
+      result.decision = 'ask'
+      result.reasoning = `${outside}; approver "${approver.id}" may extend it`
+      result.reason_codes = ['ibac_intent_mismatch']
+      result.ask_details = approvals.raise(step.key, request, capability, approver)
+      delete result.modifications
+      delete result.defer_details
+      return undefined
+    }
+    if (session.intent.scope_mode === 'strict')
+      return deny(
+        result,
+        ['ibac_intent_mismatch', 'ibac_scope_mode_strict'],
+        `${outside} (scope_mode strict)`,
+      )
+    return deny(
+      result,
+      ['approver_unavailable', 'ibac_intent_mismatch'],
+      `${outside}; approval capability missing: no approver that may grant it is configured for this Guardian`,
+    )
+  }
+
+  function deny(result: JsonObject, codes: string[], reasoning: string): string {
+    result.decision = 'deny'
+    result.reasoning = reasoning
+    result.reason_codes = codes
+    delete result.modifications
+    delete result.defer_details
+    delete result.ask_details
+    return reasoning
+  }
+
+  function extensionEntry(step: IbacStep): JsonObject | undefined {
+    const granted = step.granted
+    if (!granted) return undefined
+    return {
+      approver: granted.approver,
+      capabilities: granted.capabilities,
+      scope: granted.scope,
+      origin_step_id: granted.origin_step_id,
+      provenance: granted.provenance,
+    }
+  }
+
+  function commit(step: IbacStep): void {
+    if (step.granted?.scope === 'session') registry.extend(step.key, step.granted)
+  }
+
+  return { before, after, extensionEntry, commit }
+}
+
+/** Appends `first`, then `then`, with the chain appender `append`: the head after both. */
+export function appendAfter(
+  append: (sessionId: string, step: StepRecord) => string | Promise<string>,
+  sessionId: string,
+  first: StepRecord,
+  then: StepRecord,
+): string | Promise<string> {
+  const appended = append(sessionId, first)
+  return typeof appended === 'string' ? append(sessionId, then) : appended.then(() => append(sessionId, then))
+}
