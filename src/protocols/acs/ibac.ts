@@ -7,8 +7,7 @@
 // change, and each granted `intent_extension` as its own ContextEntry (§9.1).
 
 import type { JsonObject } from '../../core/index.js'
-import type { Approvals } from './approver.js'
-import type { AcsIntentSettings } from './approver-settings.js'
+import { createApprovals } from './approver.js'
 import { sha256Hex } from './crypto.js'
 import type { AcsRequest } from './envelope.js'
 import {
@@ -23,6 +22,7 @@ import {
   type SessionIntent,
 } from './intent.js'
 import type { StepRecord } from './ledger.js'
+import type { AcsSettings } from './settings.js'
 
 /** What IBAC found for one step before the hooks ran. */
 export interface IbacStep {
@@ -71,8 +71,10 @@ function closestMatch(capabilities: readonly string[], capability: string): stri
   return best
 }
 
-/** Creates IBAC over the Guardian's approvals. */
-export function createIbac(settings: AcsIntentSettings, approvals: Approvals): Ibac {
+/** Creates IBAC for a Guardian: its Intent settings and approvers (ASKs wait `deferTimeoutMs`). */
+export function createIbac(acs: AcsSettings, now: () => number): Ibac {
+  const settings = acs.intent
+  const approvals = createApprovals({ ...acs, timeoutMs: acs.deferTimeoutMs, now })
   const registry = createIntentRegistry()
 
   function before(request: AcsRequest, key: string): IbacStep {

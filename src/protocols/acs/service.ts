@@ -7,7 +7,6 @@
 
 import type { Engine, JsonObject, OnCallerGone } from '../../core/index.js'
 import { decodeBody, errorResponse, type RpcError } from '../aos/index.js'
-import { createApprovals } from './approver.js'
 import { sha256Hex, signEnvelope } from './crypto.js'
 import { decisionResult, deferReason } from './decisions.js'
 import { type AcsRequest, checkEnvelope, checkShell } from './envelope.js'
@@ -100,10 +99,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
   const texts = new WeakMap<JsonObject, string>()
   const signatures = createSignatureCheck(settings, now)
   const handshakes = createHandshakes(engine, settings, transport, signatures)
-  const ibac = createIbac(
-    settings.intent,
-    createApprovals({ ...settings, timeoutMs: settings.deferTimeoutMs, now }),
-  )
+  const ibac = createIbac(settings, now)
 
   function remember<K, V>(map: Map<K, V>, key: K, value: V, max = MAX_SESSIONS): void {
     map.delete(key)
@@ -187,13 +183,8 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       options.onAnswerChanged?.({ id: decision.id, decision: 'deny', reason: refused, reasonCode })
     }
     try {
-      const appended = chained(
-        request,
-        result,
-        decision.id,
-        refused === undefined ? recorded : 'deny',
-        intent,
-      )
+      const chainedAs = refused === undefined ? recorded : 'deny'
+      const appended = chained(request, result, decision.id, chainedAs, intent)
       if (appended) await appended
       if (result.decision !== 'deny') ibac.commit(intent)
     } catch (error) {
