@@ -232,7 +232,8 @@ function handlerOf(
     case 'http': {
       if (typeof config.url !== 'string') return fail('config.url must be the URL to POST to')
       const handler: HookDefinition['handler'] = { type: 'http', url: config.url }
-      if (config.headers !== undefined) handler.headers = config.headers
+      // GoClaw stores its headers encrypted: sealed when the hook is prepared, never listed in clear.
+      if (config.headers !== undefined) handler.secretHeaders = config.headers
       return handler
     }
     case 'prompt': {

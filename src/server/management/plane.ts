@@ -11,6 +11,7 @@ import type { Store } from '../../store/index.js'
 import { ApprovalBroker } from './approvals.js'
 import { type ClusterBus, startClusterBus } from './cluster-bus.js'
 import { MANAGEMENT_DEFAULTS, type ManagementSettings, type PlaneContext } from './context.js'
+import { withGoclawShapes } from './goclaw-compat.js'
 import { PushHub } from './hub.js'
 import { hookMethods } from './methods-hooks.js'
 import { insightMethods } from './methods-insight.js'
@@ -180,7 +181,7 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
   }
   Object.assign(
     methods,
-    hookMethods(context),
+    withGoclawShapes(context, hookMethods(context)),
     lifecycleMethods(context),
     insightMethods(context),
     otherMethods(context, () => methods),
