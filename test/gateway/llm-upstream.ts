@@ -22,6 +22,8 @@ export interface Answer {
   stall?: boolean
   /** Extra response headers. */
   headers?: Record<string, string>
+  /** Stream one event every this many ms (as a model produces tokens), instead of all at once. */
+  paceMs?: number
 }
 
 /** A request the server received. */
@@ -124,6 +126,17 @@ function respond(path: string, body: any, answer: Answer, res: ServerResponse, o
   if (answer.stall) {
     const firstText = events.findIndex((e) => e.includes('delta'))
     for (const event of events.slice(0, firstText + 1)) res.write(event)
+    return
+  }
+  if (answer.paceMs) {
+    let at = 0
+    const timer = setInterval(() => {
+      if (res.destroyed) return clearInterval(timer)
+      res.write(events[at++])
+      if (at < events.length) return
+      clearInterval(timer)
+      res.end()
+    }, answer.paceMs)
     return
   }
   for (const event of events) res.write(event)

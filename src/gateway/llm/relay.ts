@@ -40,6 +40,7 @@ export async function relayStream(options: RelayOptions): Promise<void> {
       options.log(`stream ended: ${error.message}`)
       if (!res.destroyed) res.write(relay.errorFrame(error))
     }
+    if (corked) uncork()
     if (!res.destroyed) res.end()
     body.destroy()
   }
@@ -68,6 +69,11 @@ export async function relayStream(options: RelayOptions): Promise<void> {
   }
   res.once('close', onClose)
 
+  let corked = false
+  const uncork = () => {
+    corked = false
+    if (!res.destroyed) res.uncork()
+  }
   const write = async (step: RelayStep): Promise<boolean> => {
     if (finished) return false
     if (!Array.isArray(step)) {
@@ -75,6 +81,13 @@ export async function relayStream(options: RelayOptions): Promise<void> {
       return false
     }
     if (step.length === 0) return true
+    // Frames written in one turn of the event loop go out in one write: an upstream chunk
+    // often holds many events, and a write per event would cost a system call each.
+    if (!corked) {
+      corked = true
+      res.cork()
+      setImmediate(uncork)
+    }
     if (!res.write(step.length === 1 ? (step[0] as string) : step.join(''))) {
       await new Promise<void>((resolve) => {
         const done = () => {
