@@ -4,27 +4,20 @@
 // reason on stderr) or, when it cannot decide, 2 on an event that can block and 1 on one
 // that cannot, with empty stdout. Usable as a Claude Code command hook as it is.
 
-import { existsSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import {
   type ApprovalRequest,
   type EventName,
   fromClaudeInput,
-  type HookDefinition,
   isBlockingEvent,
   isClaudeInput,
   type JsonObject,
   lookupEventName,
 } from '../core/index.js'
-import {
-  buildEngine,
-  formatProblem,
-  loadConfig,
-  loadHookSources,
-  type WardenConfig,
-} from '../sources/index.js'
+import { buildEngine } from '../sources/index.js'
 import { parseArgs } from './args.js'
 import { toClaudeOutput } from './check-output.js'
+import { type LoadedSources, loadCliSources, SOURCE_OPTIONS } from './hook-sources.js'
 import { type CliIo, readInput } from './io.js'
 
 export { toClaudeOutput } from './check-output.js'
@@ -113,37 +106,13 @@ async function check(args: string[], io: CliIo): Promise<number | Failure> {
   const event = claude ? fromClaudeInput(read.input as JsonObject) : toCanonical(read.input)
   if ('error' in event) return fail(event.error)
 
-  let config: WardenConfig | undefined
+  let sources: LoadedSources
   try {
-    const configPath =
-      parsed.values.config ??
-      (existsSync(resolve(io.cwd, 'warden.yaml')) ? resolve(io.cwd, 'warden.yaml') : undefined)
-    if (configPath) config = await loadConfig(resolve(io.cwd, configPath))
+    sources = await loadCliSources(parsed.values, io, 'warden check')
   } catch (error) {
     return fail((error as Error).message)
   }
-  let extraHooks: HookDefinition[] = []
-  let tenantTokenBudgets: Record<string, number> | undefined
-  const { hooks: hookDirs, profile: profiles, goclaw } = parsed.values
-  const claudeSettings = [
-    ...(parsed.values['claude-settings'] ?? []),
-    ...(parsed.values['claude-plugin'] ?? []).map((dir) => join(dir, 'hooks', 'hooks.json')),
-  ]
-  if (hookDirs?.length || claudeSettings.length || profiles?.length || goclaw?.length) {
-    const where = (paths: string[] | undefined) => (paths ?? []).map((p) => resolve(io.cwd, p))
-    const report = await loadHookSources({
-      hookDirs: where(hookDirs),
-      claudeSettings: where(claudeSettings),
-      profiles: where(profiles),
-      goclaw: where(goclaw),
-      env: io.env,
-      ...(config ? { config } : {}),
-    })
-    for (const warning of report.warnings) io.stderr(`warden check: warning: ${formatProblem(warning)}\n`)
-    if (report.problems.length > 0) return fail(report.problems.map(formatProblem).join('\nwarden check: '))
-    extraHooks = report.hooks
-    tenantTokenBudgets = report.tokenBudgets
-  }
+  const { config, extraHooks, tenantTokenBudgets } = sources
   let engine: ReturnType<typeof buildEngine>
   const asked: ApprovalRequest[] = []
   const askClaude = claude && event.event === 'tool.pre'
@@ -225,13 +194,8 @@ function parseCheckArgs(args: string[]) {
     args,
     allowPositionals: true,
     options: {
-      config: { type: 'string', short: 'c' },
+      ...SOURCE_OPTIONS,
       format: { type: 'string' },
-      hooks: { type: 'string', multiple: true },
-      'claude-settings': { type: 'string', multiple: true },
-      'claude-plugin': { type: 'string', multiple: true },
-      profile: { type: 'string', multiple: true },
-      goclaw: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   })

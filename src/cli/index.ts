@@ -17,6 +17,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'evaluate one event from a file or stdin; exit 0 allow/modify, 2 deny, 1 error',
     load: () => import('./check.js'),
   },
+  test: {
+    summary: 'run policy test files (*.test.yaml) against the hooks; exit 0 only when all pass',
+    load: () => import('./test.js'),
+  },
   hooks: {
     summary: 'validate hook files: warden hooks validate DIR; exit 1 on any problem',
     load: () => import('./hooks.js'),

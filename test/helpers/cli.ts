@@ -1,7 +1,7 @@
 // Runs the real `warden` CLI from source in a child process and collects its output.
 
 import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -13,9 +13,17 @@ export interface CliRun {
   stderr: string
 }
 
-/** Arguments that start the CLI from source with node. */
+/**
+ * Arguments that start the CLI from source with node. tsx is named by its path, so the
+ * CLI also starts with a working folder outside the repository.
+ */
 export function cliArgs(args: string[]): string[] {
-  return ['--import', 'tsx', `${ROOT}src/cli/run.ts`, ...args]
+  return [
+    '--import',
+    pathToFileURL(`${ROOT}node_modules/tsx/dist/loader.mjs`).href,
+    `${ROOT}src/cli/run.ts`,
+    ...args,
+  ]
 }
 
 /** Runs `warden ARGS` with optional stdin and returns exit code and output. */
