@@ -121,7 +121,9 @@ describe('warden test', () => {
     expect(run.stdout).toMatch(/warden\.yaml {2}0\/3/)
     expect(run.stdout).toMatch(/✗ never-fires\s+never fired/)
     expect(run.stdout).toMatch(/✓ redact-aws-keys\s+fired 1, denied 0, modified 1/)
-    expect(readFileSync(join(dir, 'fail.xml'), 'utf8')).toContain('<failure message="reason: expected to match /^removed/')
+    expect(readFileSync(join(dir, 'fail.xml'), 'utf8')).toContain(
+      '<failure message="reason: expected to match /^removed/',
+    )
   })
 
   it('names the file and line of every problem in a bad test file', async () => {
