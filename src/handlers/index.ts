@@ -3,6 +3,7 @@
 
 import type { HandlerFactory } from '../core/index.js'
 import { commandHandler } from './command.js'
+import { detectorHandler } from './detectors/index.js'
 import { fnHandler } from './fn.js'
 import { allowHandler, askHandler, denyHandler } from './static.js'
 
@@ -16,6 +17,30 @@ export {
   runProcess,
   splitCommand,
 } from './command.js'
+export type {
+  DetectorAction,
+  DetectorConfig,
+  EgressOptions,
+  Finding,
+  InjectionOptions,
+  PathsOptions,
+  PiiOptions,
+  SecretsOptions,
+  ShellOptions,
+} from './detectors/index.js'
+export {
+  DETECTOR_NAMES,
+  DETECTORS,
+  detectorHandler,
+  parseShell,
+  runCommands,
+  scanEgress,
+  scanInjection,
+  scanPaths,
+  scanPii,
+  scanSecrets,
+  scanShell,
+} from './detectors/index.js'
 export type { HookFunction, LoomHookContext } from './fn.js'
 export { fnHandler } from './fn.js'
 export type { GuardianCodec, GuardianHandlerOptions, RemoteGuardian } from './guardian.js'
@@ -44,5 +69,5 @@ export { allowHandler, askHandler, denyHandler, STATIC_HANDLER_TYPES } from './s
 
 /** The handler types available without extra configuration. */
 export function defaultHandlers(): HandlerFactory[] {
-  return [fnHandler, commandHandler, denyHandler, allowHandler, askHandler]
+  return [fnHandler, commandHandler, denyHandler, allowHandler, askHandler, detectorHandler]
 }

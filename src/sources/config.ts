@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { formatZodError, type HookDefinition, type Limits, WardenError } from '../core/index.js'
 import { judgeSettingsSchema } from '../handlers/index.js'
 import { networkSettingsSchema } from '../net/index.js'
+import { expandPacks, packEntrySchema } from './packs.js'
 
 const limitsSchema = z
   .object({
@@ -167,6 +168,10 @@ const configSchema = z
     hooks: z
       .array(z.record(z.string(), z.unknown()), { error: 'must be a list of hook definitions' })
       .optional(),
+    packs: z
+      .array(packEntrySchema, { error: 'must be a list of pack names, e.g. [shell-safety, secrets]' })
+      .max(50)
+      .optional(),
     limits: limitsSchema.optional(),
     network: networkSettingsSchema.optional(),
     guardians: z
@@ -251,9 +256,9 @@ export function parseConfig(text: string, baseDir: string, label = 'warden.yaml'
   }
   const parsed = configSchema.safeParse(data)
   if (!parsed.success) throw new WardenError('invalid-config', formatZodError(parsed.error, label))
-  const hooks = (parsed.data.hooks ?? []).map(
-    (hook) => withBaseDir({ source: label, ...hook }, baseDir) as unknown as HookDefinition,
-  )
+  const userHooks = (parsed.data.hooks ?? []).map((hook) => withBaseDir({ source: label, ...hook }, baseDir))
+  // Pack hooks first (each overridden by a user hook of the same name), then the rest.
+  const hooks = expandPacks(parsed.data.packs ?? [], userHooks, label) as unknown as HookDefinition[]
   const limits = (parsed.data.limits ?? {}) as Partial<Limits>
   return { baseDir, hooks, limits, raw: data as Record<string, unknown> }
 }

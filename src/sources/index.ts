@@ -44,6 +44,8 @@ export {
 } from './hook-files-runtime.js'
 export type { AttachReport, HookDirChange, HookDirWatcher, WatchOptions } from './hook-files-watch.js'
 export { attachHookDir, hookId, watchHookDir } from './hook-files-watch.js'
+export type { Pack, PackEntry } from './packs.js'
+export { BUILTIN_SOURCE_PREFIX, expandPacks, PACK_NAMES, PACKS } from './packs.js'
 export type { ProfileOptions } from './profile.js'
 export { ALLOW_COMMAND_HOOKS_ENV, loadProfile, PROFILE_BUCKETS, parseProfile } from './profile.js'
 export type { ProfileActionOptions } from './profile-actions.js'

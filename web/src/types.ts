@@ -32,7 +32,7 @@ export interface Hook {
   enabled: boolean
   version: number
   policy?: { id: string; version?: string }
-  source: 'api' | 'file'
+  source: 'api' | 'file' | 'builtin'
   origin?: string
   readOnly: boolean
   createdAt?: number

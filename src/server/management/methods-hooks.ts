@@ -39,7 +39,7 @@ export function hookMethods(plane: PlaneContext): Record<string, MethodDef> {
           tenant: z.string().optional(),
           agent: z.string().optional(),
           enabled: z.boolean().optional(),
-          source: z.enum(['api', 'file']).optional(),
+          source: z.enum(['api', 'file', 'builtin']).optional(),
           search: z.string().max(200).optional(),
           limit,
           offset: z.number().int().min(0).optional(),

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Approver, Engine, Recorder } from '../../core/index.js'
 import { errorMessage } from '../../core/index.js'
+import { BUILTIN_SOURCE_PREFIX } from '../../sources/index.js'
 import type { Store } from '../../store/index.js'
 import { ApprovalBroker } from './approvals.js'
 import { type ClusterBus, startClusterBus } from './cluster-bus.js'
@@ -119,7 +120,11 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
       const spec = specs.get(id)
       if (!spec) continue
       const change = snapshot.has(id) ? 'updated' : 'created'
-      const source = isStoredSpec(spec) ? 'api' : 'file'
+      const source = isStoredSpec(spec)
+        ? 'api'
+        : spec.source?.startsWith(BUILTIN_SOURCE_PREFIX)
+          ? 'builtin'
+          : 'file'
       hub.publish('hook.changed', spec.scope.tenant ?? '', {
         id,
         change,

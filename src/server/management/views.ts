@@ -4,6 +4,7 @@
 // who may see what.
 
 import type { BreakerTrip, HandlerConfig, HookDefinition, HookSpec } from '../../core/index.js'
+import { BUILTIN_SOURCE_PREFIX } from '../../sources/index.js'
 import { mapSecretValues, maskUrl, type StoredHook } from '../../store/index.js'
 import type { Principal } from './tokens.js'
 
@@ -60,8 +61,11 @@ export interface HookView {
   mode: 'enforce' | 'shadow'
   version: number
   policy?: unknown
-  /** `api`: created through the management API; `file`: from a file or the config. */
-  source: 'api' | 'file'
+  /**
+   * `api`: created through the management API; `file`: from a file or the config;
+   * `builtin`: from a pack (`packs:` in warden.yaml), `origin` naming the pack.
+   */
+  source: 'api' | 'file' | 'builtin'
   /** Where a file hook comes from. */
   origin?: string
   /** File hooks can only be toggled. */
@@ -153,7 +157,7 @@ export function fileView(spec: HookSpec, trips?: readonly BreakerTrip[]): HookVi
     enabled: spec.enabled,
     mode: spec.mode ?? 'enforce',
     version: spec.version,
-    source: 'file',
+    source: spec.source?.startsWith(BUILTIN_SOURCE_PREFIX) ? 'builtin' : 'file',
     origin: spec.source ?? 'config',
     readOnly: true,
   }

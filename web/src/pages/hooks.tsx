@@ -103,6 +103,7 @@ export function HooksPage() {
           <option value="">All sources</option>
           <option value="api">API</option>
           <option value="file">Files</option>
+          <option value="builtin">Built-in packs</option>
         </select>
         <select
           aria-label="State"

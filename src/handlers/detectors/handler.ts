@@ -1,0 +1,180 @@
+// The `detector` handler type: runs one built-in detector over the strings of an event's
+// payload and answers deny, ask, or modify with the matches replaced by placeholders
+// (`action: redact`). Reasons name what was found and where, never the matched secret;
+// matched secrets are listed in the verdict's `redact` so the audit trail masks them too.
+// Input is bounded: past `maxChars` (or a payload too deep to read) the hook does not scan
+// and answers deny (or ask), saying why.
+
+import { z } from 'zod'
+import {
+  formatZodError,
+  type HandlerFactory,
+  type HookSpec,
+  type JsonObject,
+  type Verdict,
+  WardenError,
+} from '../../core/index.js'
+import { egressDetector } from './egress.js'
+import { injectionDetector } from './injection.js'
+import { pathsDetector } from './paths.js'
+import { formatPath, payloadStrings, redactText, replaceStrings } from './payload.js'
+import { piiDetector } from './pii.js'
+import { secretsDetector } from './secrets.js'
+import { shellDetector } from './shell.js'
+import { DEFAULT_MAX_SCAN_CHARS, type Detector, type Finding } from './types.js'
+
+/** Every built-in detector, by name. */
+export const DETECTORS: Readonly<Record<string, Detector<never>>> = Object.fromEntries(
+  [secretsDetector, piiDetector, egressDetector, shellDetector, pathsDetector, injectionDetector].map((d) => [
+    d.name,
+    d as unknown as Detector<never>,
+  ]),
+)
+
+/** The names of the built-in detectors. */
+export const DETECTOR_NAMES = Object.keys(DETECTORS)
+
+/** What a detector hook does when it finds something. */
+export type DetectorAction = 'deny' | 'redact' | 'ask'
+
+const configSchema = z
+  .object({
+    type: z.literal('detector'),
+    detector: z.string({ error: `is required: one of ${DETECTOR_NAMES.join(', ')}` }),
+    action: z.enum(['deny', 'redact', 'ask'], { error: 'must be "deny", "redact" or "ask"' }).optional(),
+    options: z
+      .record(z.string(), z.unknown(), { error: 'must be a mapping of the detector options' })
+      .optional(),
+    fields: z
+      .array(z.string().min(1).max(256), { error: 'must be a list of payload paths such as tool.input.url' })
+      .max(100)
+      .optional(),
+    placeholder: z
+      .string({ error: 'must be a string such as "[REDACTED:{kind}]"' })
+      .min(1)
+      .max(200)
+      .refine((p) => !/[A-Za-z0-9]{20,}/.test(p.replace('{kind}', '')), 'must be short text, not a token')
+      .optional(),
+    maxChars: z.number().int().positive().max(50_000_000).optional(),
+    reason: z.string().min(1).max(2000).optional(),
+  })
+  .strict()
+
+/** `handler: { type: detector, detector, action?, options?, fields?, placeholder?, maxChars?, reason? }`. */
+export type DetectorConfig = z.infer<typeof configSchema>
+
+interface Hit {
+  field: string
+  finding: Finding
+  value: string
+}
+
+function describeHits(detector: string, hits: readonly Hit[], verb: string): string {
+  const parts: string[] = []
+  for (const hit of hits) {
+    const what = hit.finding.detail && !hit.finding.sensitive ? hit.finding.detail : hit.finding.kind
+    const part = `${what} (${hit.field})`
+    if (!parts.includes(part)) parts.push(part)
+    if (parts.length >= 5) break
+  }
+  const more = hits.length > parts.length ? ` and ${hits.length - parts.length} more` : ''
+  return `${detector} detector ${verb} ${parts.join(', ')}${more}`
+}
+
+/** Values worth masking in the audit trail: the secrets the hook found (4+ characters). */
+function sensitiveValues(hits: readonly Hit[]): string[] {
+  const values = new Set<string>()
+  for (const hit of hits)
+    if (hit.finding.sensitive) {
+      const value = hit.value.slice(hit.finding.start, hit.finding.end)
+      if (value.length >= 4) values.add(value)
+    }
+  return [...values]
+}
+
+/**
+ * Prepares one detector hook.
+ * @throws WardenError `invalid-hook` naming the field and the fix.
+ */
+function prepareDetector(config: unknown, hook: HookSpec) {
+  const label = `hook "${hook.name}": handler`
+  const parsed = configSchema.safeParse(config)
+  if (!parsed.success) throw new WardenError('invalid-hook', formatZodError(parsed.error, label))
+  const settings = parsed.data
+  const detector = DETECTORS[settings.detector]
+  if (!detector)
+    throw new WardenError(
+      'invalid-hook',
+      `${label}.detector "${settings.detector}" is not known; use one of ${DETECTOR_NAMES.join(', ')}`,
+    )
+  const action: DetectorAction = settings.action ?? 'deny'
+  if (action === 'redact' && !detector.redacts)
+    throw new WardenError(
+      'invalid-hook',
+      `${label}.action "redact" does not fit the ${detector.name} detector (it flags whole commands or paths); use deny or ask`,
+    )
+  const options = detector.options.safeParse(settings.options ?? {})
+  if (!options.success)
+    throw new WardenError('invalid-hook', formatZodError(options.error, `${label}.options`))
+  const scan = detector.prepare(options.data as never)
+  const maxChars = settings.maxChars ?? DEFAULT_MAX_SCAN_CHARS
+  const placeholder = settings.placeholder ?? '[REDACTED:{kind}]'
+  const refuse = (reason: string): Verdict =>
+    action === 'ask'
+      ? { type: 'ask', reason }
+      : { type: 'deny', reason, reasonCode: [`detector.${detector.name}`, 'too-large'] }
+
+  return (event: { payload: JsonObject }): Verdict => {
+    const { strings, complete } = payloadStrings(event.payload, detector.target, settings.fields)
+    let total = 0
+    for (const s of strings) total += s.value.length
+    if (!complete || total > maxChars)
+      return refuse(
+        `${detector.name} detector cannot scan this payload: ${complete ? `${total} characters, more than maxChars ${maxChars}` : 'too deeply nested or too many strings'}`,
+      )
+    const hits: Hit[] = []
+    const byField = new Map<string, { value: string; findings: Finding[] }>()
+    for (const s of strings) {
+      const findings = scan(s.value, s.key)
+      if (findings.length === 0) continue
+      const field = formatPath(s.path)
+      byField.set(field, { value: s.value, findings })
+      for (const finding of findings) hits.push({ field, finding, value: s.value })
+    }
+    if (hits.length === 0) return { type: 'allow' }
+    const kinds = [...new Set(hits.map((h) => h.finding.kind))]
+    const reasonCode = [`detector.${detector.name}`, ...kinds]
+    const redact = sensitiveValues(hits)
+    const extra = redact.length > 0 ? { redact } : {}
+    if (action === 'redact') {
+      const replacements = new Map<string, string>()
+      for (const [field, { value, findings }] of byField)
+        replacements.set(field, redactText(value, findings, placeholder))
+      return {
+        type: 'modify',
+        payload: replaceStrings(event.payload, replacements),
+        reason: settings.reason ?? describeHits(detector.name, hits, 'redacted'),
+        reasonCode,
+        ...extra,
+      }
+    }
+    const reason = settings.reason ?? describeHits(detector.name, hits, 'found')
+    return action === 'ask'
+      ? { type: 'ask', reason, reasonCode, ...extra }
+      : { type: 'deny', reason, reasonCode, ...extra }
+  }
+}
+
+/** The `detector` handler type: built-in detectors for secrets, PII, egress, shell, paths, injection. */
+export const detectorHandler: HandlerFactory = {
+  type: 'detector',
+  prepare(config, hook) {
+    const run = prepareDetector(config, hook)
+    return (call) => {
+      const verdict = run(call.event)
+      if (call.detail && verdict.type !== 'allow')
+        call.detail({ detector: (config as DetectorConfig).detector, reason: verdict.reason })
+      return verdict
+    }
+  },
+}

@@ -1,0 +1,32 @@
+// The built-in detectors and the `detector` handler type that runs them: secrets, PII,
+// egress (URLs), destructive shell commands, protected paths and prompt injection.
+
+export type { EgressOptions } from './egress.js'
+export { egressDetector, scanEgress } from './egress.js'
+export type { DetectorAction, DetectorConfig } from './handler.js'
+export { DETECTOR_NAMES, DETECTORS, detectorHandler } from './handler.js'
+export type { InjectionOptions } from './injection.js'
+export { INJECTION_RULES, injectionDetector, scanInjection } from './injection.js'
+export type { PathsOptions } from './paths.js'
+export {
+  COMMAND_KEYS,
+  compilePathGlob,
+  DEFAULT_ALLOWED_PATHS,
+  DEFAULT_PROTECTED_PATHS,
+  pathsDetector,
+  scanPaths,
+} from './paths.js'
+export type { PayloadString } from './payload.js'
+export { payloadStrings, redactText } from './payload.js'
+export type { PiiKind, PiiOptions } from './pii.js'
+export { ibanValid, luhnValid, PII_KINDS, piiDetector, scanPii } from './pii.js'
+export type { SecretsOptions } from './secrets.js'
+export { SECRET_KINDS, scanSecrets, secretsDetector, shannonEntropy } from './secrets.js'
+export type { ShellOptions, ShellRule } from './shell.js'
+export { isCriticalPath, SHELL_RULES, scanShell, shellDetector } from './shell.js'
+export type { RunCommand } from './shell-commands.js'
+export { normalisePath, runCommands } from './shell-commands.js'
+export type { FunctionDef, ParsedScript, Redirect, SimpleCommand } from './shell-parse.js'
+export { parseShell, SHELL_LIMITS } from './shell-parse.js'
+export type { Detector, Finding, ScanTarget } from './types.js'
+export { DEFAULT_MAX_SCAN_CHARS } from './types.js'

@@ -1,0 +1,112 @@
+// The shapes a parsed command line takes (simple commands, redirections, functions), the
+// reader's bounds, and the word-level helpers of the shell reader: assignments, `$'…'`
+// escapes, and what a substitution prints when that can be known without running it.
+
+export interface Redirect {
+  op: string
+  target: string
+  /** The body of a here-document (`<<EOF … EOF`) or here-string (`<<<`). */
+  body?: string
+}
+
+/** A simple command: its words after quote removal and the expansions that can be known. */
+export interface SimpleCommand {
+  argv: string[]
+  redirects: Redirect[]
+  /** The pipeline this command is part of (unique per script), and its stage in it. */
+  pipeline: number
+  stage: number
+  /** Run in the background (`&`). */
+  background: boolean
+  /** Scripts of the `$(…)`, backtick and `<(…)` substitutions in its words. */
+  substitutions: ParsedScript[]
+}
+
+/** A shell function definition, `name() { body }`. */
+export interface FunctionDef {
+  name: string
+  body: ParsedScript
+}
+
+/** A parsed command line. */
+export interface ParsedScript {
+  commands: SimpleCommand[]
+  functions: FunctionDef[]
+}
+
+/** Bounds: characters read and nesting of substitutions and `sh -c` strings. */
+export const SHELL_LIMITS = { maxChars: 64 * 1024, maxDepth: 8 } as const
+
+/** Operators that end a simple command. */
+export const SEPARATORS = new Set([';', '&&', '||', '&', '\n', ';;', '|', '|&'])
+/** Reserved words the reader steps over (the commands inside still count). */
+export const PASS_THROUGH = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'do',
+  'done',
+  'while',
+  'until',
+  '!',
+  'esac',
+])
+
+/** What an unquoted `$IFS` expands to: a word break. */
+export const IFS_BREAK = Symbol('ifs')
+
+/** True for `NAME=value`. */
+export function isAssignment(word: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)
+}
+
+export function findAnsiEnd(src: string, from: number): number {
+  let i = from
+  while (i < src.length && src[i] !== "'") i += src[i] === '\\' ? 2 : 1
+  return Math.min(i, src.length)
+}
+
+const ANSI: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  '\\': '\\',
+  "'": "'",
+}
+
+/** Decodes the body of `$'…'`: `\n`, `\x72`, octal `\162`, `\u0072`. */
+export function decodeAnsi(body: string): string {
+  return body.replace(/\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|[0-7]{1,3}|.)/gs, (_all, code: string) => {
+    if (code[0] === 'x' || code[0] === 'u') return String.fromCharCode(Number.parseInt(code.slice(1), 16))
+    if (/^[0-7]/.test(code)) return String.fromCharCode(Number.parseInt(code, 8))
+    return ANSI[code] ?? code
+  })
+}
+
+/**
+ * What a substitution prints when that can be known without running it: `echo`/`printf`
+ * arguments, and the name `which X` / `command -v X` answer. Otherwise empty.
+ */
+export function staticOutput(script: ParsedScript): string {
+  const last = script.commands[script.commands.length - 1]
+  if (!last || last.argv.length === 0) return ''
+  const [name, ...args] = last.argv
+  if (name === 'echo') return args.filter((a) => !/^-[neE]+$/.test(a)).join(' ')
+  if (name === 'printf' && args.length > 0) {
+    let rest = args.slice(1)
+    const out = (args[0] as string).replace(/%[sbd]/g, () => {
+      const next = rest[0] ?? ''
+      rest = rest.slice(1)
+      return next
+    })
+    return out.replace(/\\n/g, '\n')
+  }
+  if (name === 'which' || name === 'type') return args.filter((a) => !a.startsWith('-')).join(' ')
+  if (name === 'command' && args[0] === '-v') return args.slice(1).join(' ')
+  return ''
+}
