@@ -187,5 +187,30 @@ describe('warden llm under attack', () => {
       expect(gateway.stderr()).not.toContain(secret)
       expect(stored).not.toContain(secret)
     }
+    // Every decision is audited per tenant, and replays against today's hooks.
+    const listed = await runCliInProcess([
+      'decisions',
+      '--db',
+      db,
+      '--decision',
+      'deny',
+      '--event',
+      'user.message',
+      '--json',
+    ])
+    const denial = JSON.parse(listed.stdout.trim().split('\n')[0] ?? '{}') as {
+      id: string
+      tenantId?: string
+    }
+    expect(listed.stdout).toContain('tenant beta may not use this model')
+    const replayed = await runCliInProcess([
+      'replay',
+      denial.id,
+      '--db',
+      db,
+      '--config',
+      join(dir, 'warden.yaml'),
+    ])
+    expect(replayed.code, replayed.stdout + replayed.stderr).toBe(0)
   })
 })

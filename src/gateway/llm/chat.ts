@@ -169,7 +169,10 @@ class ChatRelay implements StreamRelay {
 
   async event(event: SseEvent): Promise<RelayStep> {
     const raw = frame(event.data, event.type)
-    if (event.data === '[DONE]') return [raw]
+    if (event.data === '[DONE]') {
+      const rest = await this.end()
+      return Array.isArray(rest) ? [...rest, raw] : rest
+    }
     let data: unknown
     try {
       data = JSON.parse(event.data)
@@ -275,8 +278,16 @@ class ChatRelay implements StreamRelay {
     return frame(JSON.stringify({ ...this.base, choices: [{ index, delta, finish_reason: finish }] }))
   }
 
+  /** Choices the upstream never finished: their held text and tool calls, checked. */
   async end(): Promise<RelayStep> {
-    return []
+    const out: string[] = []
+    for (const index of this.choices.keys()) {
+      if (this.finished.has(index)) continue
+      const step = await this.handle({ index, delta: {}, finish_reason: 'stop' })
+      if (!Array.isArray(step)) return step
+      out.push(...step.slice(0, -1))
+    }
+    return out
   }
 
   errorFrame(error: ApiErrorInfo): string {
