@@ -9,6 +9,7 @@ import { HKDF_INFO, HMAC_ALGORITHM } from './crypto.js'
 import { ACS_ERRORS, AcsError } from './errors.js'
 import { acsMethod, STEP_NAMES } from './methods.js'
 import type { AcsSettings } from './settings.js'
+import { traceEmission } from './trace.js'
 
 /** The ACS version Warden speaks. */
 export const ACS_VERSION = '0.1.0'
@@ -112,7 +113,12 @@ export function serverHello(
   const implemented = stringList(params.methods_implemented, 'methods_implemented')
   const profiles = stringList(params.profiles_supported, 'profiles_supported') ?? ['acs-core']
   const accepted = profiles.filter(
-    (p) => p === 'acs-core' || p === 'acs-audit' || p === 'acs-inspect' || p === 'acs-inspect-dynamic',
+    (p) =>
+      p === 'acs-core' ||
+      p === 'acs-audit' ||
+      p === 'acs-inspect' ||
+      p === 'acs-inspect-dynamic' ||
+      (p === 'acs-trace' && settings.trace.otel),
   )
   const hello: JsonObject = {
     negotiated_version: ACS_VERSION,
@@ -126,7 +132,7 @@ export function serverHello(
     approver_types_supported: [...new Set(['human', ...settings.approvers.map((a) => a.type)])],
     policy_requires_provenance: settings.policyRequiresProvenance,
     agbom_serializations_supported: [],
-    trace_emission: { otel: false, ocsf: false },
+    trace_emission: traceEmission(settings.trace),
     profiles_accepted: accepted.length > 0 ? accepted : ['acs-core'],
     wrapped_protocols: ['mcp'],
   }

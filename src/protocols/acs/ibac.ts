@@ -22,6 +22,7 @@ import {
   type SessionIntent,
 } from './intent.js'
 import type { StepRecord } from './ledger.js'
+import type { AnswerCorrection } from './outage.js'
 import type { AcsSettings } from './settings.js'
 
 /** What IBAC found for one step before the hooks ran. */
@@ -44,10 +45,18 @@ export interface Ibac {
   /** @throws AcsError -32602 for a malformed Intent. */
   before(request: AcsRequest, key: string): IbacStep
   /**
-   * Applies the Intent to the hooks' result (in place).
-   * @returns the reason when the answer became a deny the audit record must be corrected to.
+   * Applies the Intent to the hooks' result (in place); when that makes a deny of what the
+   * audit recorded otherwise, `correct` is told (the audit record is set to the deny).
+   * @returns the decision the chain entry records (`recorded`, or that deny).
    */
-  after(step: IbacStep, request: AcsRequest, result: JsonObject, denyEligible: boolean): string | undefined
+  after(
+    step: IbacStep,
+    request: AcsRequest,
+    result: JsonObject,
+    denyEligible: boolean,
+    recorded: string,
+    correct: (answer: Omit<AnswerCorrection, 'id'>) => void,
+  ): string
   /** The chain entry of a granted extension (written before the step's own). */
   extensionEntry(step: IbacStep): JsonObject | undefined
   /** Keeps a session-scoped extension once the step is chained. */
@@ -108,6 +117,22 @@ export function createIbac(acs: AcsSettings, now: () => number): Ibac {
   }
 
   function after(
+    step: IbacStep,
+    request: AcsRequest,
+    result: JsonObject,
+    denyEligible: boolean,
+    recorded: string,
+    correct: (answer: Omit<AnswerCorrection, 'id'>) => void,
+  ): string {
+    const refused = decide(step, request, result, denyEligible)
+    if (refused === undefined) return recorded
+    if (recorded !== 'deny')
+      correct({ decision: 'deny', reason: refused, reasonCode: result.reason_codes as string[] })
+    return 'deny'
+  }
+
+  /** The IBAC answer; the reason when it became a deny. */
+  function decide(
     step: IbacStep,
     request: AcsRequest,
     result: JsonObject,

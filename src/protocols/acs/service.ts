@@ -29,6 +29,7 @@ import { timestampCheck } from './request-checks.js'
 import { createHandshakes, tenantKey, tenantOf } from './sessions.js'
 import { type AcsSettings, settingsWith } from './settings.js'
 import { createSignatureCheck } from './signatures.js'
+import { createTraceEmitter } from './trace.js'
 
 /** Settings of the ACS service; every one but the engine has a default. */
 export interface AcsServiceOptions {
@@ -100,6 +101,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
   const signatures = createSignatureCheck(settings, now)
   const handshakes = createHandshakes(engine, settings, transport, signatures)
   const ibac = createIbac(settings, now)
+  const traceStep = createTraceEmitter(settings.trace)
 
   function remember<K, V>(map: Map<K, V>, key: K, value: V, max = MAX_SESSIONS): void {
     map.delete(key)
@@ -177,13 +179,10 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       deferralsExhausted: used >= settings.maxDeferralsPerSession,
     })
     if (deferred && result.decision === 'defer') remember(deferrals, deferralKey, used + 1)
-    const refused = ibac.after(intent, request, result, mapping.denyEligible)
-    if (refused !== undefined && recorded !== 'deny') {
-      const reasonCode = result.reason_codes as string[]
-      options.onAnswerChanged?.({ id: decision.id, decision: 'deny', reason: refused, reasonCode })
-    }
+    const chainedAs = ibac.after(intent, request, result, mapping.denyEligible, recorded, (answer) =>
+      options.onAnswerChanged?.({ id: decision.id, ...answer }),
+    )
     try {
-      const chainedAs = refused === undefined ? recorded : 'deny'
       const appended = chained(request, result, decision.id, chainedAs, intent)
       if (appended) await appended
       if (result.decision !== 'deny') ibac.commit(intent)
@@ -191,6 +190,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       if (error instanceof LedgerUnavailable) error.decisionId = decision.id
       throw error
     }
+    traceStep(request, result, tenant, intent.view)
     return result
   }
 
