@@ -53,6 +53,7 @@ export type { JudgeAnswer, JudgedCall, JudgeEndpoint } from './prompt-judge.js'
 export { DECIDE_TOOL, judgeRequest, readJudgeAnswer } from './prompt-judge.js'
 export type { TokenLedger } from './prompt-limits.js'
 export {
+  BUDGET_FAILURE_PREFIX,
   JUDGE_CACHE_TTL_MS,
   JUDGE_CALLS_PER_TURN,
   JUDGE_MONTHLY_TOKENS,

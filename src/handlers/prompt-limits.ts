@@ -113,3 +113,9 @@ export class TurnCounter {
     return this.cap
   }
 }
+
+/** How the judge handler's budget failures start (the security log tells them apart by it). */
+export const BUDGET_FAILURE_PREFIX = {
+  precheck: 'the judge budget could not be checked: ',
+  deduct: 'the judge tokens could not be counted: ',
+} as const

@@ -26,6 +26,7 @@ import {
   judgeRequest,
 } from './prompt-judge.js'
 import {
+  BUDGET_FAILURE_PREFIX,
   DecisionCache,
   JUDGE_CACHE_TTL_MS,
   JUDGE_CALLS_PER_TURN,
@@ -150,7 +151,12 @@ export function createPromptHandler(options: PromptHandlerOptions): HandlerFacto
     const own = tenantBudgets.get(tenant)
     const limit = own ?? budget
     if (limit > 0) {
-      const used = await ledger.used(tenant, month)
+      let used: number
+      try {
+        used = await ledger.used(tenant, month)
+      } catch (error) {
+        throw new Error(`${BUDGET_FAILURE_PREFIX.precheck}${errorMessage(error)}`)
+      }
       if (used >= limit) {
         const setting = own === undefined ? 'judge.monthlyTokenBudget' : `judge.tenantBudgets.${tenant}`
         return {
@@ -184,12 +190,12 @@ export function createPromptHandler(options: PromptHandlerOptions): HandlerFacto
       // An unusable answer still cost tokens: the budget counts them.
       if (error instanceof JudgeAnswerError) {
         call.meta?.({ model: endpoint.model, tokens: error.tokens })
-        await ledger.add(tenant, month, error.tokens)
+        await deduct(ledger, tenant, month, error.tokens)
       }
       throw error
     }
     call.meta?.({ model: endpoint.model, tokens: answer.tokens, cached: false })
-    await ledger.add(tenant, month, answer.tokens)
+    await deduct(ledger, tenant, month, answer.tokens)
     call.detail?.({
       judgeDecision: answer.decision,
       judgeReason: answer.reason,
@@ -219,4 +225,13 @@ export function toVerdict(answer: JudgeAnswer, payload: JsonObject): Verdict {
   if (answer.updatedInput)
     return { type: 'modify', payload: withToolInput(payload, answer.updatedInput), reason: answer.reason }
   return { type: 'allow', reason: answer.reason }
+}
+
+/** Counts a judge call's tokens; a ledger failure names itself (a `budget_deduct_failed` line). */
+async function deduct(ledger: TokenLedger, tenant: string, month: string, tokens: number): Promise<void> {
+  try {
+    await ledger.add(tenant, month, tokens)
+  } catch (error) {
+    throw new Error(`${BUDGET_FAILURE_PREFIX.deduct}${errorMessage(error)}`)
+  }
 }

@@ -6,6 +6,7 @@
 // redaction (secret keys, URL passwords, bearer tokens).
 
 import type { BreakerTrip, DecisionRecord, HookSpec, HookTrace, Recorder } from '../core/index.js'
+import { BUDGET_FAILURE_PREFIX } from '../handlers/index.js'
 import type { Logger } from './logger.js'
 
 /** The `event` values of hook security lines. */
@@ -22,6 +23,16 @@ export const SECURITY_HOOK_EVENTS = {
   circuitBreaker: 'security.hook.circuit_breaker',
   /** A hook reached its maxInvocationsPerTurn; its onError decision applied. Level warn. */
   turnCap: 'security.hook.turn_cap',
+  /** The LLM judge answered without a usable `decide` call (free text, bad fields). Level warn. */
+  promptParseError: 'security.hook.prompt_parse_error',
+  /** The judge's token budget could not be read before the call. Level warn. */
+  budgetPrecheckFailed: 'security.hook.budget_precheck_failed',
+  /** The tokens a judge call used could not be counted. Level warn. */
+  budgetDeductFailed: 'security.hook.budget_deduct_failed',
+  /** An event came deeper than the sub-agent depth cap and was denied. Level warn. */
+  loopDepthExceeded: 'security.hook.loop_depth_exceeded',
+  /** A decision's audit record could not be written (a blocking event is then denied). Level error. */
+  auditWriteFailed: 'security.hook.audit_write_failed',
 } as const
 
 /** One of {@link SECURITY_HOOK_EVENTS}. */
@@ -48,8 +59,18 @@ export function securityEventOf(trace: HookTrace): SecurityHookEvent | undefined
     case 'turn-cap':
       return SECURITY_HOOK_EVENTS.turnCap
     default:
+      if (trace.handler === 'prompt') return promptEventOf(trace)
       return SECURITY_HOOK_EVENTS.error
   }
+}
+
+/** A failed judge run: its budget, an unusable answer (tokens were spent), else an error. */
+function promptEventOf(trace: HookTrace): SecurityHookEvent {
+  const message = trace.error?.message ?? ''
+  if (message.startsWith(BUDGET_FAILURE_PREFIX.precheck)) return SECURITY_HOOK_EVENTS.budgetPrecheckFailed
+  if (message.startsWith(BUDGET_FAILURE_PREFIX.deduct)) return SECURITY_HOOK_EVENTS.budgetDeductFailed
+  if (trace.meta?.tokens !== undefined) return SECURITY_HOOK_EVENTS.promptParseError
+  return SECURITY_HOOK_EVENTS.error
 }
 
 function idOf(value: unknown): string | undefined {
@@ -85,6 +106,34 @@ export function logHookSecurity(logger: Logger, record: DecisionRecord): void {
     if (name === SECURITY_HOOK_EVENTS.blocked) logger.info(fields, message)
     else logger.warn(fields, message)
   }
+  if (decision.reasonCode[0] === 'depth-cap') {
+    logger.warn(
+      {
+        event: SECURITY_HOOK_EVENTS.loopDepthExceeded,
+        hook_event: decision.event,
+        decision_id: decision.id,
+        depth: event.context.depth ?? 0,
+        ...(event.context.tenantId ? { tenant_id: event.context.tenantId } : {}),
+        reason: decision.reason.slice(0, SECURITY_REASON_CHARS),
+      },
+      `${decision.event} denied: ${decision.reason}`,
+    )
+  }
+}
+
+/** Logs a decision whose audit record could not be written. */
+function logAuditWriteFailed(logger: Logger, record: DecisionRecord, error: unknown): void {
+  const cause = error instanceof Error ? error.message : String(error)
+  logger.error(
+    {
+      event: SECURITY_HOOK_EVENTS.auditWriteFailed,
+      hook_event: record.decision.event,
+      decision_id: record.decision.id,
+      blocking: record.decision.blocking,
+      reason: cause.slice(0, SECURITY_REASON_CHARS),
+    },
+    `the audit record of ${record.decision.event} decision ${record.decision.id} could not be written: ${cause.slice(0, SECURITY_REASON_CHARS)}`,
+  )
 }
 
 /** Logs a breaker trip. */
@@ -125,7 +174,18 @@ export function securityLogRecorder(
       } catch {
         // A log line that cannot be written must not cost the decision its record.
       }
-      return next.record(record)
+      let written: void | Promise<void>
+      try {
+        written = next.record(record)
+      } catch (error) {
+        logAuditWriteFailed(logger, record, error)
+        throw error
+      }
+      if (!written) return written
+      return written.then(undefined, (error: unknown) => {
+        logAuditWriteFailed(logger, record, error)
+        throw error
+      })
     },
     breakerTripped(trip, hook) {
       logBreakerTrip(logger, trip, hook, options)
