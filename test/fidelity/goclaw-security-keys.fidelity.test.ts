@@ -7,7 +7,7 @@
 
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { HookDefinition, Recorder } from '../../src/core/index.js'
+import type { DispatchInput, HookDefinition, Recorder } from '../../src/core/index.js'
 import { createPromptHandler, type TokenLedger } from '../../src/handlers/index.js'
 import { createEngine } from '../../src/index.js'
 import { createOutboundClient } from '../../src/net/index.js'
@@ -58,7 +58,7 @@ const rows: {
   hooks?: HookDefinition[]
   ledger?: TokenLedger
   answer?: 'text' | 'decide'
-  input?: Record<string, unknown>
+  input?: DispatchInput
   recorder?: Recorder
 }[] = [
   {
