@@ -49,7 +49,7 @@ describe.skipIf(!chromium)('the UI: access', () => {
     await page.goto(`${warden.url}/`)
     await page.getByLabel('Access token').fill('wdn_0000000000000000_bad')
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('refused the token')
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('refused this token')
     await screenshot(page, 'sign-in')
     const admin = await token(store, 'admin', undefined, 'alice')
     await page.getByLabel('Access token').fill(admin.token)
@@ -77,6 +77,13 @@ describe.skipIf(!chromium)('the UI: access', () => {
     await page.getByLabel('Search hooks').fill('')
     expect((await aos(warden.url, toolCall('exec', { cmd: 'rm -rf /' }))).body.result.decision).toBe('deny')
     await row.getByRole('checkbox').click()
+    // Switching off asks first, with a reason for the change record.
+    const dialog = page.getByRole('dialog', { name: /Switch off no-destructive-shell/ })
+    await dialog.waitFor()
+    expect(await row.getByRole('checkbox').isChecked()).toBe(true)
+    expect((await aos(warden.url, toolCall('exec', { cmd: 'rm -rf /' }))).body.result.decision).toBe('deny')
+    await dialog.getByLabel(/Reason/).fill('too strict for the demo')
+    await dialog.getByRole('button', { name: 'Switch off' }).click()
     await expect.poll(() => row.getByRole('checkbox').isChecked()).toBe(false)
     expect((await aos(warden.url, toolCall('exec', { cmd: 'rm -rf /' }))).body.result.decision).toBe('allow')
     await row.getByRole('checkbox').focus()
@@ -120,6 +127,9 @@ describe.skipIf(!chromium)('the UI: access', () => {
       return w.document.documentElement.scrollWidth - w.innerWidth
     })
     expect(overflow).toBeLessThanOrEqual(0)
+    // The switch is in view, not behind a sideways scroll.
+    const box = await page.locator('tr[data-hook="no-destructive-shell"] .switch').boundingBox()
+    expect(box && box.x + box.width).toBeLessThanOrEqual(390)
     await screenshot(page, 'hooks-phone')
     expect(problems).toEqual([])
     await close()

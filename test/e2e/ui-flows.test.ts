@@ -96,6 +96,7 @@ describe.skipIf(!chromium)('the UI: what a user does', () => {
     )
 
     await startHook(page, 'bad-timeout', 'tool.pre', 'allow')
+    await page.getByText('Advanced: order, timeout and failures').click()
     await page.locator('#hook-timeout').fill('99999999')
     await page.getByRole('button', { name: 'Create hook' }).click()
     await expect.poll(() => page.locator('#hook-timeout-error').textContent()).toContain('timeoutMs')
@@ -189,8 +190,9 @@ describe.skipIf(!chromium)('the UI: what a user does', () => {
     await page.getByRole('button', { name: 'Replay' }).click()
     await expect.poll(() => page.locator('body').textContent()).toContain('Same decision today')
     await page.goto(`${warden.url}/#/hooks/no-sudo`)
-    page.once('dialog', (dialog) => void dialog.accept())
     await page.getByRole('button', { name: 'Disable' }).click()
+    await page.getByLabel(/Reason/).fill('replaying without it')
+    await page.getByRole('button', { name: 'Switch off' }).click()
     await expect.poll(async () => (await store.getHook('no-sudo'))?.enabled).toBe(false)
     await page.goto(`${warden.url}/#/decisions/${id}`)
     await page.getByRole('button', { name: 'Replay' }).click()

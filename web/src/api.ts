@@ -14,6 +14,27 @@ export class ApiError extends Error {
 
 type Listener = (payload: unknown) => void
 
+/**
+ * Why a socket closed before it opened: a browser does not tell a refused upgrade (401) from
+ * a server that is down, so the health endpoint is asked. An answer means the server is up
+ * and refused the token; no answer means it cannot be reached.
+ */
+async function whyRefused(base: string): Promise<ApiError> {
+  const health = new URL('healthz', base.replace(/#.*$/, ''))
+  try {
+    await fetch(health, { cache: 'no-store' })
+  } catch {
+    return new ApiError(
+      'unavailable',
+      `The server cannot be reached at ${health.host}. Check that warden serve is running, then try again.`,
+    )
+  }
+  return new ApiError(
+    'unauthorized',
+    'The server refused this token: it is mistyped, revoked or from another server. Make a new one with warden tokens create.',
+  )
+}
+
 /** A connected client. */
 export class Client {
   private next = 1
@@ -43,11 +64,7 @@ export class Client {
     return new Promise((resolve, reject) => {
       const socket = new WebSocket(url)
       socket.addEventListener('open', () => resolve(new Client(socket)), { once: true })
-      socket.addEventListener(
-        'close',
-        () => reject(new ApiError('unauthorized', 'The server refused the token, or cannot be reached.')),
-        { once: true },
-      )
+      socket.addEventListener('close', () => void whyRefused(base).then(reject), { once: true })
     })
   }
 

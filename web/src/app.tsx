@@ -1,7 +1,8 @@
-// The signed-in app: a header with the navigation, the pending approvals badge and who is
-// signed in, and the page the hash route names.
+// The signed-in app: a header with the navigation, the pending approvals badge (also in the
+// tab's title, components/pending-alerts.tsx) and who is signed in, and the page the hash
+// route names.
 
-import { useEffect, useState } from 'preact/hooks'
+import { useApprovalNotifications, usePendingCount } from './components/pending-alerts'
 import { ApprovalsPage } from './pages/approvals'
 import { DecisionPage } from './pages/decision-detail'
 import { DecisionsPage } from './pages/decisions'
@@ -10,27 +11,6 @@ import { HookForm } from './pages/hook-form'
 import { HooksPage } from './pages/hooks'
 import { href, useRoute } from './router'
 import { useSession } from './session'
-import type { Approval } from './types'
-
-/** The number of pending approvals, kept live by pushes. */
-function usePendingCount(): number | undefined {
-  const { client, can } = useSession()
-  const [count, setCount] = useState<number>()
-  useEffect(() => {
-    if (!can('approvals.list')) return
-    const refresh = () =>
-      void client
-        .call<{ approvals: Approval[] }>('approvals.list', { status: 'pending', limit: 1000 })
-        .then((page) => setCount(page.approvals.length))
-        .catch(() => undefined)
-    refresh()
-    const offs = [client.on('approval.requested', refresh), client.on('approval.resolved', refresh)]
-    return () => {
-      for (const off of offs) off()
-    }
-  }, [client])
-  return count
-}
 
 const SECTIONS = new Set(['hooks', 'decisions', 'approvals'])
 
@@ -65,6 +45,7 @@ export function App() {
   const { parts } = useRoute()
   const section = parts[0] ?? 'hooks'
   const pending = usePendingCount()
+  useApprovalNotifications()
   const link = (name: string, label: string, extra?: preact.ComponentChildren) => (
     <a href={href(name)} aria-current={section === name ? 'page' : undefined}>
       {label}

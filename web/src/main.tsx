@@ -13,6 +13,7 @@ import './styles/base.css'
 import './styles/layout.css'
 import './styles/form.css'
 import './styles/hooks.css'
+import './styles/hooks-list.css'
 import './styles/decisions.css'
 import './styles/approvals.css'
 

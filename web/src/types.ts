@@ -17,6 +17,7 @@ export interface ServerInfo {
 export interface Hook {
   id: string
   name: string
+  description?: string
   event: string
   scope: 'global' | 'tenant' | 'agent'
   tenant?: string
@@ -103,6 +104,14 @@ export interface DecisionSummary {
   reasonCode: string[]
   durationMs: number
   blocking: boolean
+  /** The tool name, or MCP / A2A method. */
+  tool?: string
+  /** The input on one line, cut short. */
+  preview?: string
+  /** From decisions.list: the hooks whose verdict decided. */
+  decidingHooks?: { hook: string; version: number }[]
+  /** From a `decision` push: every hook that took part. */
+  hooks?: { hook: string; outcome: string }[]
 }
 
 export interface DecisionDetail extends DecisionSummary {
@@ -140,4 +149,35 @@ export interface Approval {
   decidedBy?: string
   decidedAt?: number
   comment?: string
+}
+
+/** One hook's runs and denials over the window of `hooks.activity`. */
+export interface HookActivity {
+  id: string
+  runs: number
+  denials: number
+  lastRunAt: number
+  runsByBucket: number[]
+  denialsByBucket: number[]
+}
+
+/** A variable an `if` condition can read (`events.reference`). */
+export interface ConditionVariable {
+  path: string
+  type: string
+  example: string
+}
+
+/** A change made through the API (`audit.changes`). */
+export interface Change {
+  id: string
+  at: number
+  actor: string
+  actorName: string
+  tenant: string
+  action: string
+  target: string
+  before?: unknown
+  after?: unknown
+  reason?: string
 }

@@ -8,7 +8,7 @@ import { ApiError } from '../api'
 import { useSession } from '../session'
 import type { Approval } from '../types'
 import { JsonEditor, parseJsonObject } from './json-editor'
-import { Badge, ErrorText, Time } from './ui'
+import { Badge, ErrorText, exactTime, Time } from './ui'
 import { describeFindings, noFindings, visibleJson, visibleNodes } from './visible-text'
 
 /** The tool an approval is about, when its payload names one. */
@@ -42,7 +42,7 @@ export function ApprovalCountdown({ deadline, now }: { deadline: number | undefi
     <span
       class={`ap-countdown${expired ? ' ap-expired' : left < 10_000 ? ' ap-soon' : ''}`}
       role="timer"
-      title={new Date(deadline).toLocaleString()}
+      title={exactTime(deadline)}
     >
       {expired ? 'expired' : `expires in ${clock(left)}`}
     </span>

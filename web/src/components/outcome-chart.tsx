@@ -1,13 +1,14 @@
-// A hook's outcomes of the last 24 hours as stacked bars, one per hour, drawn as SVG by
-// hand. The picture is one image with a summary for screen readers; the hourly counts
-// are also in a visually hidden table.
+// A hook's outcomes of the last 24 hours as stacked bars, one per 30 minutes ending now,
+// drawn as SVG by hand, under a time axis with ticks at whole hours (every 6 h, 24-hour
+// clock). Skipped executions did not run and are not drawn. The picture is one image with a
+// summary for screen readers; the counts are also in a visually hidden table.
 
-/** The outcomes the chart stacks, bottom to top. */
-export const OUTCOMES = ['allow', 'abstain', 'modify', 'ask', 'deny', 'skipped'] as const
+/** The outcomes the chart stacks, bottom to top (a skipped run did not run: not drawn). */
+export const OUTCOMES = ['allow', 'abstain', 'modify', 'ask', 'deny'] as const
 export type Outcome = (typeof OUTCOMES)[number]
 
-export interface HourBucket {
-  /** The hour's start (ms). */
+export interface TimeBucket {
+  /** The bucket's start (ms). */
   start: number
   counts: Record<Outcome, number>
   errors: number
@@ -15,43 +16,58 @@ export interface HourBucket {
 }
 
 const HOUR = 3_600_000
+/** The window the chart covers and the buckets it is cut into (30 minutes each). */
+const SPAN = 24 * HOUR
+const BUCKETS = 48
 
-const zero = (): Record<Outcome, number> => ({
-  allow: 0,
-  abstain: 0,
-  modify: 0,
-  ask: 0,
-  deny: 0,
-  skipped: 0,
-})
+const zero = (): Record<Outcome, number> => ({ allow: 0, abstain: 0, modify: 0, ask: 0, deny: 0 })
 
-/** The 24 hours ending with the current one, each with its outcome counts. */
-export function bucketByHour(
+/** The 24 hours before `now` in 48 buckets of 30 minutes; skipped executions are left out. */
+export function bucketize(
   rows: { at: number; decision: string; error?: string }[],
   now: number = Date.now(),
-): HourBucket[] {
-  const last = Math.floor(now / HOUR) * HOUR
-  const first = last - 23 * HOUR
-  const buckets: HourBucket[] = Array.from({ length: 24 }, (_, i) => ({
-    start: first + i * HOUR,
+): TimeBucket[] {
+  const first = now - SPAN
+  const width = SPAN / BUCKETS
+  const buckets: TimeBucket[] = Array.from({ length: BUCKETS }, (_, i) => ({
+    start: first + i * width,
     counts: zero(),
     errors: 0,
     total: 0,
   }))
   for (const row of rows) {
-    const bucket = buckets[Math.floor((row.at - first) / HOUR)]
-    if (!bucket) continue
-    const outcome = (OUTCOMES as readonly string[]).includes(row.decision)
-      ? (row.decision as Outcome)
-      : 'skipped'
-    bucket.counts[outcome]++
+    if (!(OUTCOMES as readonly string[]).includes(row.decision)) continue
+    const bucket = buckets[Math.min(BUCKETS - 1, Math.floor((row.at - first) / width))]
+    if (!bucket || row.at < first) continue
+    bucket.counts[row.decision as Outcome]++
     bucket.total++
     if (row.error) bucket.errors++
   }
   return buckets
 }
 
-const hourLabel = (at: number) => new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+const CLOCK = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+const hourLabel = (at: number) => CLOCK.format(new Date(at))
+
+/** Ticks at whole local hours every 6 hours within the window, as [time, label, % from the left]. */
+export function timeTicks(first: number, last: number): [number, string, number][] {
+  const ticks: [number, string, number][] = []
+  const start = new Date(first)
+  start.setMinutes(0, 0, 0)
+  for (let at = start.getTime() + HOUR; at < last; at += HOUR) {
+    const hour = new Date(at).getHours()
+    if (hour % 6 !== 0) continue
+    const percent = ((at - first) / (last - first)) * 100
+    // Leave room for "now" at the right edge.
+    if (percent > 92) continue
+    ticks.push([
+      at,
+      hour === 0 ? new Date(at).toLocaleDateString([], { day: 'numeric', month: 'short' }) : hourLabel(at),
+      percent,
+    ])
+  }
+  return ticks
+}
 
 /** A "nice" top for the y axis: 1, 2 or 5 × a power of ten, at least the largest bar. */
 function niceMax(max: number): number {
@@ -66,8 +82,8 @@ const H = 120
 const TOP = 6
 const GAP = 3
 
-/** Stacked hourly bars of a hook's outcomes. */
-export function OutcomeChart({ buckets }: { buckets: HourBucket[] }) {
+/** Stacked bars of a hook's outcomes, 30 minutes each, over the last 24 hours. */
+export function OutcomeChart({ buckets, now }: { buckets: TimeBucket[]; now: number }) {
   const max = niceMax(Math.max(0, ...buckets.map((b) => b.total)))
   const slot = W / buckets.length
   const scale = (H - TOP) / max
@@ -78,18 +94,18 @@ export function OutcomeChart({ buckets }: { buckets: HourBucket[] }) {
     errors += b.errors
   }
   const runs = buckets.reduce((sum, b) => sum + b.total, 0)
-  const busiest = buckets.reduce<HourBucket | undefined>(
+  const busiest = buckets.reduce<TimeBucket | undefined>(
     (best, b) => (b.total > (best?.total ?? 0) ? b : best),
     undefined,
   )
   const summary =
     runs === 0
-      ? 'Outcomes by hour, last 24 hours: no runs.'
-      : `Outcomes by hour, last 24 hours: ${runs} runs (${OUTCOMES.filter((o) => totals[o] > 0)
+      ? 'Outcomes per 30 minutes, last 24 hours: no runs.'
+      : `Outcomes per 30 minutes, last 24 hours: ${runs} runs (${OUTCOMES.filter((o) => totals[o] > 0)
           .map((o) => `${totals[o]} ${o}`)
           .join(
             ', ',
-          )}${errors ? `, ${errors} with errors` : ''}); busiest hour ${busiest ? hourLabel(busiest.start) : ''} with ${busiest?.total ?? 0}.`
+          )}${errors ? `, ${errors} with errors` : ''}); busiest half hour from ${busiest ? hourLabel(busiest.start) : ''} with ${busiest?.total ?? 0}.`
   const shown = OUTCOMES.filter((o) => o !== 'abstain' || totals.abstain > 0)
   return (
     <div class="chart">
@@ -150,9 +166,15 @@ export function OutcomeChart({ buckets }: { buckets: HourBucket[] }) {
         </svg>
       </div>
       <div class="chart-axis-labels" aria-hidden="true">
-        <span>{hourLabel(buckets[0]?.start ?? 0)}</span>
-        <span>{hourLabel(buckets[12]?.start ?? 0)}</span>
-        <span>now</span>
+        <span class="chart-tick" style={{ left: '0%' }}>
+          −24 h
+        </span>
+        {timeTicks(now - SPAN, now).map(([at, label, percent]) => (
+          <span key={at} class="chart-tick" style={{ left: `${percent}%` }}>
+            {label}
+          </span>
+        ))}
+        <span class="chart-tick chart-tick-now">now</span>
       </div>
       <ul class="chart-legend" aria-hidden="true">
         {shown.map((o) => (
@@ -169,10 +191,10 @@ export function OutcomeChart({ buckets }: { buckets: HourBucket[] }) {
       {runs > 0 && (
         <div class="visually-hidden">
           <table>
-            <caption>Runs per hour, last 24 hours (hours with runs)</caption>
+            <caption>Runs per 30 minutes, last 24 hours (those with runs)</caption>
             <thead>
               <tr>
-                <th scope="col">Hour</th>
+                <th scope="col">From</th>
                 {shown.map((o) => (
                   <th key={o} scope="col">
                     {o}

@@ -2,6 +2,8 @@
 
 import type { ComponentChildren } from 'preact'
 
+export { exactTime, relativeTime, Time } from './time'
+
 const TONES: Record<string, string> = {
   allow: 'ok',
   approved: 'ok',
@@ -39,13 +41,6 @@ export function ErrorText({ error }: { error: unknown }) {
 
 export function Empty({ children }: { children: ComponentChildren }) {
   return <p class="empty">{children}</p>
-}
-
-/** A time as the user's locale shows it. */
-export function Time({ at }: { at: number | undefined }) {
-  if (at === undefined) return <span>-</span>
-  const date = new Date(at)
-  return <time dateTime={date.toISOString()}>{date.toLocaleString()}</time>
 }
 
 /** A duration in ms, short. */

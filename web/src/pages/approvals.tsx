@@ -4,6 +4,7 @@
 
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { ApprovalCard, approvalTool } from '../components/approval-card'
+import { NotifyToggle } from '../components/pending-alerts'
 import { Badge, Empty, ErrorText, Time } from '../components/ui'
 import { href } from '../router'
 import { useSession } from '../session'
@@ -165,6 +166,7 @@ export function ApprovalsPage() {
       <div class="titlebar">
         <h1>Approvals</h1>
         {!can('approvals.resolve') && <p class="hint">This token may read approvals but not resolve them.</p>}
+        <NotifyToggle />
       </div>
       <ErrorText error={error} />
       <section aria-labelledby="ap-pending-title">

@@ -1,96 +1,26 @@
-// Decisions: a live table of recent decisions. Filters re-query the server and stay in the
-// address; decisions pushed while the page is open are prepended when they pass the
-// filters, or held while paused. One decision: pages/decision-detail.tsx.
+// Decisions: a live table of recent decisions. Search and filters (decision-filters.tsx)
+// re-query the server and stay in the address; decisions pushed while the page is open are
+// prepended when they pass the filters, or held while paused. A row: decision-row.tsx; one
+// decision: pages/decision-detail.tsx.
 
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import { Badge, Empty, ErrorText, ms } from '../components/ui'
-import { href, useRoute } from '../router'
+import { Empty, ErrorText } from '../components/ui'
+import { useRoute } from '../router'
 import { useSession } from '../session'
 import type { DecisionSummary } from '../types'
+import { DecisionFilterBar } from './decision-filter-bar'
+import { anyFilter, type Filters, filtersFrom, listParams, passes, writeFilters } from './decision-filters'
+import { DecisionRow } from './decision-row'
 
 const PAGE = 100
 /** Rows kept in the table at most while decisions stream in. */
 const MAX_ROWS = 1000
-const KINDS = ['allow', 'deny', 'modify', 'ask']
-const WINDOWS: { value: string; label: string; ms?: number }[] = [
-  { value: '15m', label: 'Last 15 min', ms: 15 * 60_000 },
-  { value: '1h', label: 'Last hour', ms: 3_600_000 },
-  { value: '24h', label: 'Last 24 h', ms: 86_400_000 },
-  { value: '7d', label: 'Last 7 days', ms: 7 * 86_400_000 },
-  { value: 'all', label: 'All time' },
-]
-
-interface Filters {
-  event: string
-  decision: string
-  tenant: string
-  agent: string
-  since: string
-}
-
-const FILTER_KEYS: (keyof Filters)[] = ['event', 'decision', 'tenant', 'agent', 'since']
-
-function filtersFrom(query: URLSearchParams): Filters {
-  const since = query.get('since') ?? 'all'
-  return {
-    event: query.get('event') ?? '',
-    decision: query.get('decision') ?? '',
-    tenant: query.get('tenant') ?? '',
-    agent: query.get('agent') ?? '',
-    since: WINDOWS.some((w) => w.value === since) ? since : 'all',
-  }
-}
-
-/** Keeps the filters in the address (for links and reloads) without a navigation. */
-function writeFilters(filters: Filters): void {
-  const query = new URLSearchParams()
-  for (const key of FILTER_KEYS) {
-    const value = filters[key].trim()
-    if (value && !(key === 'since' && value === 'all')) query.set(key, value)
-  }
-  const text = query.toString()
-  const hash = `#/decisions${text ? `?${text}` : ''}`
-  if (location.hash !== hash) history.replaceState(history.state, '', hash)
-}
-
-function params(filters: Filters, offset: number): Record<string, unknown> {
-  const window = WINDOWS.find((w) => w.value === filters.since)?.ms
-  return {
-    limit: PAGE,
-    offset,
-    ...(filters.event ? { event: filters.event } : {}),
-    ...(filters.decision ? { decision: filters.decision } : {}),
-    ...(filters.tenant.trim() ? { tenant: filters.tenant.trim() } : {}),
-    ...(filters.agent.trim() ? { agent: filters.agent.trim() } : {}),
-    ...(window ? { since: Date.now() - window } : {}),
-  }
-}
-
-function passes(d: DecisionSummary, f: Filters): boolean {
-  return (
-    (!f.event || d.event === f.event) &&
-    (!f.decision || d.decision === f.decision) &&
-    (!f.tenant.trim() || d.tenant === f.tenant.trim()) &&
-    (!f.agent.trim() || d.agentId === f.agent.trim())
-  )
-}
 
 /** Adds rows not already shown (pages overlap when decisions arrived in between). */
 function merge(rows: DecisionSummary[], more: DecisionSummary[], atTop: boolean): DecisionSummary[] {
   const seen = new Set(rows.map((r) => r.id))
   const fresh = more.filter((r) => !seen.has(r.id) && seen.add(r.id))
   return atTop ? [...fresh, ...rows] : [...rows, ...fresh]
-}
-
-/** A short time: the clock today, the date and clock otherwise. */
-function When({ at }: { at: number }) {
-  const date = new Date(at)
-  const today = date.toDateString() === new Date().toDateString()
-  return (
-    <time dateTime={date.toISOString()} title={date.toLocaleString()}>
-      {today ? date.toLocaleTimeString() : date.toLocaleString()}
-    </time>
-  )
 }
 
 /** Waits a moment after typing before re-querying. */
@@ -118,14 +48,25 @@ export function DecisionsPage() {
   const ownTenant = info.token.tenant
   const allowed = can('decisions.list')
 
-  // Text filters settle before they query; the selects apply at once.
-  const { event, decision, since } = filters
-  const tenant = useDebounced(ownTenant ? '' : filters.tenant.trim(), 300)
-  const agent = useDebounced(filters.agent.trim(), 300)
-  const applied = useMemo<Filters>(
-    () => ({ event, decision, since, tenant, agent }),
-    [event, decision, since, tenant, agent],
+  // Typed filters settle before they query (compared as text); the selects apply at once.
+  const typedKey = useDebounced(
+    JSON.stringify([
+      filters.text,
+      filters.tool,
+      filters.hook,
+      ownTenant ? '' : filters.tenant,
+      filters.agent,
+      filters.session,
+      filters.from,
+      filters.to,
+    ]),
+    300,
   )
+  const { event, decision, since } = filters
+  const applied = useMemo<Filters>(() => {
+    const [text, tool, hook, tenant, agent, session, from, to] = JSON.parse(typedKey) as string[]
+    return { text, tool, hook, tenant, agent, session, from, to, event, decision, since } as Filters
+  }, [typedKey, event, decision, since])
   const live = useRef({ applied, paused })
   live.current = { applied, paused }
   const generation = useRef(0)
@@ -141,7 +82,7 @@ export function DecisionsPage() {
     setError(undefined)
     fresh.current.clear()
     client
-      .call<{ decisions: DecisionSummary[]; next?: number }>('decisions.list', params(applied, 0))
+      .call<{ decisions: DecisionSummary[]; next?: number }>('decisions.list', listParams(applied, 0, PAGE))
       .then((page) => {
         if (mine !== generation.current) return
         setRows(page.decisions)
@@ -184,7 +125,7 @@ export function DecisionsPage() {
     try {
       const page = await client.call<{ decisions: DecisionSummary[]; next?: number }>(
         'decisions.list',
-        params(applied, next),
+        listParams(applied, next, PAGE),
       )
       if (mine !== generation.current) return
       setRows((list) => merge(list ?? [], page.decisions, false))
@@ -196,9 +137,8 @@ export function DecisionsPage() {
     }
   }
 
-  const set = (key: keyof Filters) => (e: Event) =>
-    setFilters((f) => ({ ...f, [key]: (e.target as HTMLInputElement | HTMLSelectElement).value }))
-  const filtered = FILTER_KEYS.some((k) => (k === 'since' ? filters.since !== 'all' : filters[k].trim()))
+  const narrow = (key: keyof Filters, value: string) => setFilters((f) => ({ ...f, [key]: value }))
+  const filtered = anyFilter(filters)
 
   if (!allowed) return <Empty>This token may not read decisions.</Empty>
 
@@ -214,56 +154,13 @@ export function DecisionsPage() {
           </button>
         </div>
       </div>
-      <search class="filters dec-filters" aria-label="Filter decisions">
-        <select aria-label="Event" value={filters.event} onChange={set('event')}>
-          <option value="">All events</option>
-          {info.events.map((name) => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
-        </select>
-        <select aria-label="Decision" value={filters.decision} onChange={set('decision')}>
-          <option value="">All decisions</option>
-          {KINDS.map((kind) => (
-            <option key={kind} value={kind}>
-              {kind}
-            </option>
-          ))}
-        </select>
-        {!ownTenant && (
-          <input
-            type="search"
-            aria-label="Tenant"
-            placeholder="Tenant"
-            value={filters.tenant}
-            onInput={set('tenant')}
-          />
-        )}
-        <input
-          type="search"
-          aria-label="Agent"
-          placeholder="Agent"
-          value={filters.agent}
-          onInput={set('agent')}
-        />
-        <select aria-label="Since" value={filters.since} onChange={set('since')}>
-          {WINDOWS.map((w) => (
-            <option key={w.value} value={w.value}>
-              {w.label}
-            </option>
-          ))}
-        </select>
-        {filtered && (
-          <button
-            type="button"
-            class="link"
-            onClick={() => setFilters({ event: '', decision: '', tenant: '', agent: '', since: 'all' })}
-          >
-            Clear filters
-          </button>
-        )}
-      </search>
+      <DecisionFilterBar
+        filters={filters}
+        events={info.events}
+        ownTenant={ownTenant}
+        onChange={setFilters}
+        filtered={filtered}
+      />
       <div role="status" class="dec-held-wrap">
         {paused && held.length > 0 && (
           <p class="notice dec-held">
@@ -288,36 +185,23 @@ export function DecisionsPage() {
             <thead>
               <tr>
                 <th scope="col">Time</th>
-                <th scope="col">Event</th>
                 <th scope="col">Decision</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Tenant</th>
-                <th scope="col">Agent</th>
+                <th scope="col">Tool or method · input</th>
+                <th scope="col">Decided by · reason</th>
+                <th scope="col">Agent · session</th>
+                {!ownTenant && <th scope="col">Tenant</th>}
                 <th scope="col">Duration</th>
-                <th scope="col">Id</th>
               </tr>
             </thead>
             <tbody>
               {rows.map((d) => (
-                <tr key={d.id} data-decision={d.id} class={fresh.current.has(d.id) ? 'dec-new' : undefined}>
-                  <td class="dec-time">
-                    <a href={href('decisions', d.id)}>
-                      <When at={d.at} />
-                      <span class="visually-hidden">: decision {d.id}</span>
-                    </a>
-                  </td>
-                  <td>{d.event}</td>
-                  <td>
-                    <Badge value={d.decision} />
-                  </td>
-                  <td class="dec-reason">{d.reason || <span class="hint">-</span>}</td>
-                  <td>{d.tenant || <span class="hint">-</span>}</td>
-                  <td>{d.agentId ?? <span class="hint">-</span>}</td>
-                  <td class="dec-num">{ms(d.durationMs)}</td>
-                  <td>
-                    <code class="dec-id">{d.id}</code>
-                  </td>
-                </tr>
+                <DecisionRow
+                  key={d.id}
+                  d={d}
+                  fresh={fresh.current.has(d.id)}
+                  showTenant={!ownTenant}
+                  narrow={narrow}
+                />
               ))}
             </tbody>
           </table>

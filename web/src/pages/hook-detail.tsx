@@ -1,13 +1,16 @@
-// One hook: a header (state, breaker, edit / delete / toggle) and three tabs: Overview
-// (pages/hook-overview.tsx), Test (pages/hook-test.tsx) and History (pages/hook-history.tsx).
+// One hook: a header (state, breaker, edit / delete / toggle — switching off asks for a
+// reason) and four tabs: Overview (pages/hook-overview.tsx), Test (pages/hook-test.tsx),
+// History (pages/hook-history.tsx) and Changes (pages/hook-changes.tsx).
 // Kept live by `hook.changed` and `breaker.tripped` pushes.
 
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError } from '../api'
+import { ToggleOffDialog } from '../components/toggle-dialog'
 import { Badge, Empty, ErrorText, Time } from '../components/ui'
 import { href, navigate } from '../router'
 import { useSession } from '../session'
 import type { DryRun, Hook } from '../types'
+import { ChangesTab } from './hook-changes'
 import { HistoryTab } from './hook-history'
 import { OverviewTab } from './hook-overview'
 import { TestTab } from './hook-test'
@@ -17,6 +20,7 @@ const TABS = [
   ['overview', 'Overview'],
   ['test', 'Test'],
   ['history', 'History'],
+  ['changes', 'Changes'],
 ] as const
 
 /** The hook page; its state starts afresh for another hook. */
@@ -31,6 +35,7 @@ function HookPage({ id, tab }: { id: string; tab: string }) {
   const [error, setError] = useState<unknown>()
   const [actionError, setActionError] = useState<unknown>()
   const [busy, setBusy] = useState(false)
+  const [confirming, setConfirming] = useState(false)
   // The Test tab's editor and last result outlive switching tabs.
   const [sample, setSample] = useState<string>()
   const [result, setResult] = useState<DryRun>()
@@ -104,8 +109,12 @@ function HookPage({ id, tab }: { id: string; tab: string }) {
       setBusy(false)
     }
   }
-  const toggle = (enabled: boolean) =>
-    act(async () => setHook(await client.call<Hook>('hooks.toggle', { id: hook.id, enabled })))
+  const toggle = (enabled: boolean, reason?: string) =>
+    act(async () =>
+      setHook(
+        await client.call<Hook>('hooks.toggle', { id: hook.id, enabled, ...(reason ? { reason } : {}) }),
+      ),
+    )
   const remove = () => {
     if (!confirm(`Delete the hook "${hook.name}"? Agents stop seeing it at once; this cannot be undone.`))
       return
@@ -140,7 +149,11 @@ function HookPage({ id, tab }: { id: string; tab: string }) {
         </div>
         <div class="hd-actions">
           {can('hooks.toggle') && (
-            <button type="button" disabled={busy} onClick={() => void toggle(!hook.enabled)}>
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => (hook.enabled ? setConfirming(true) : void toggle(true))}
+            >
               {hook.enabled ? 'Disable' : 'Enable'}
             </button>
           )}
@@ -197,6 +210,15 @@ function HookPage({ id, tab }: { id: string; tab: string }) {
         />
       )}
       {current === 'history' && <HistoryTab id={hook.id} />}
+      {current === 'changes' && <ChangesTab id={hook.id} />}
+      {confirming && (
+        <ToggleOffDialog
+          hook={hook}
+          busy={busy}
+          onConfirm={(reason) => void toggle(false, reason).then(() => setConfirming(false))}
+          onCancel={() => setConfirming(false)}
+        />
+      )}
     </section>
   )
 }

@@ -16,6 +16,7 @@ import type { Hook } from '../types'
 /** Definition fields an error can name, besides `scope.*` and `handler.*`. */
 const TOP_FIELDS = new Set([
   'name',
+  'description',
   'event',
   'matcher',
   'if',
@@ -30,6 +31,7 @@ export const DEFAULT_TIMEOUT_MS = 5000
 
 export interface Draft {
   name: string
+  description: string
   event: string
   tenant: string
   agents: string
@@ -46,6 +48,7 @@ export interface Draft {
 export function newDraft(type: string, tenant: string): Draft {
   return {
     name: '',
+    description: '',
     event: 'tool.pre',
     tenant,
     agents: '',
@@ -63,6 +66,7 @@ export function newDraft(type: string, tenant: string): Draft {
 export function draftOf(hook: Hook): Draft {
   return {
     name: hook.name,
+    description: hook.description ?? '',
     event: hook.event,
     tenant: hook.tenant ?? '',
     agents: hook.agents.join(', '),
@@ -100,6 +104,7 @@ export function definitionOf(
     if (draft.name.trim() === '') errors.name = 'is required: a short unique name such as "no-prod-writes"'
     params.name = draft.name.trim()
   }
+  if (draft.description.trim() || editing) params.description = draft.description.trim()
   params.event = draft.event
   params.handler = handler
   if (draft.matcher.trim() || editing) params.matcher = draft.matcher.trim()

@@ -1,7 +1,8 @@
-// The hook form's fieldsets about the hook itself: its name, event, handler type and
-// switch; where it runs (matcher, condition, tenant, agents); its order and what a timeout
-// or an error decides.
+// The hook form's fieldsets about the hook itself: its name, description, event, handler
+// type and switch; where it runs (matcher, condition with its variables, tenant, agents);
+// and, folded unless changed, its order and what a timeout or an error decides.
 
+import { ConditionField } from '../components/condition-field'
 import { Check, described, Field, inputValue } from '../components/form-field'
 import { type Errors, type HandlerDraft, TYPE_LABELS } from '../components/handler-draft'
 import { useSession } from '../session'
@@ -88,6 +89,20 @@ export function HookSection(
             />
           </Field>
         )}
+        <Field
+          id="hook-description"
+          label="Description"
+          error={errors.description}
+          hint="Optional: what the hook is for, shown in the hooks list."
+        >
+          <input
+            id="hook-description"
+            value={draft.description}
+            maxLength={1000}
+            onInput={(e) => set({ description: inputValue(e) })}
+            {...described('hook-description', errors.description, true)}
+          />
+        </Field>
         <Field id="hook-event" label="Event" error={errors.event}>
           <select
             id="hook-event"
@@ -176,24 +191,12 @@ export function WhereItRunsSection(props: SectionProps & { editing: boolean; tok
             {...described('hook-matcher', errors.matcher, true)}
           />
         </Field>
-        <Field
-          id="hook-if"
-          label="Condition (if, CEL)"
+        <ConditionField
+          event={props.draft.event}
+          value={props.draft.if}
           error={errors.if}
-          hint={
-            <>
-              Optional, e.g. <code>has(tool_input.path)</code>.
-            </>
-          }
-        >
-          <input
-            {...textInput(props, 'if', 'hook-if')}
-            class="code-mono"
-            spellcheck={false}
-            autocomplete="off"
-            {...described('hook-if', errors.if, true)}
-          />
-        </Field>
+          onChange={(value) => props.set({ if: value })}
+        />
         <Field
           id="hook-tenant"
           label="Tenant"
@@ -234,12 +237,21 @@ export function WhereItRunsSection(props: SectionProps & { editing: boolean; tok
   )
 }
 
-/** The "Order and failures" fieldset: priority, timeout, and what a timeout or error decides. */
+/** The "Advanced" section (folded unless changed): priority, timeout, and what a timeout or error decides. */
 export function OrderAndFailuresSection(props: SectionProps) {
   const { draft, set, errors } = props
+  // Folded unless it holds something other than the defaults, or an error.
+  const priority = draft.priority.trim()
+  const timeout = draft.timeoutMs.trim()
+  const changed =
+    (priority !== '' && priority !== '0') ||
+    (timeout !== '' && timeout !== String(DEFAULT_TIMEOUT_MS)) ||
+    draft.onTimeout !== 'deny' ||
+    draft.onError !== 'deny'
+  const failed = Boolean(errors.priority || errors.timeoutMs || errors.onTimeout || errors.onError)
   return (
-    <fieldset class="card form-section">
-      <legend>Order and failures</legend>
+    <details class="card form-section form-advanced" open={changed || failed}>
+      <summary>Advanced: order, timeout and failures</summary>
       <div class="form-grid">
         <Field
           id="hook-priority"
@@ -294,6 +306,6 @@ export function OrderAndFailuresSection(props: SectionProps) {
           </select>
         </Field>
       </div>
-    </fieldset>
+    </details>
   )
 }

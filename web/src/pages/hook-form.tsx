@@ -1,5 +1,6 @@
-// Create or edit a hook: the definition's fields (pages/hook-form-sections.tsx), the
-// handler's own sub-form (a code editor for Starlark), and the server's errors shown beside
+// Create or edit a hook: starter templates for a new one (pages/template-picker.tsx), the
+// definition's fields (pages/hook-form-sections.tsx), the handler's own sub-form (only the
+// fields its type uses; a code editor for Starlark), and the server's errors shown beside
 // the field they name. An edit sends the version it loaded, so a change made meanwhile by
 // someone else is a conflict, not lost. The draft and its params: pages/hook-draft.ts.
 
@@ -18,6 +19,8 @@ import { useSession } from '../session'
 import type { Hook } from '../types'
 import { type Draft, definitionOf, draftOf, newDraft, placeError } from './hook-draft'
 import { HookSection, OrderAndFailuresSection, WhereItRunsSection } from './hook-form-sections'
+import { applyTemplate } from './hook-templates'
+import { TemplatePicker } from './template-picker'
 
 /** The form, started afresh for each hook (and for a new one) the route names. */
 export function HookForm({ id }: { id?: string }) {
@@ -153,6 +156,15 @@ function HookEditor({ id }: { id?: string | undefined }) {
         {hook && <span class="hint">version {hook.version}</span>}
       </div>
       <form ref={form} class="form-hook" onSubmit={submit} noValidate>
+        {!editing && (
+          <TemplatePicker
+            types={types.filter((t) => t !== 'command' || info.allowCommandHooks)}
+            onPick={(template) => {
+              setDraft((d) => applyTemplate(d, template))
+              setErrors({})
+            }}
+          />
+        )}
         <HookSection
           draft={draft}
           set={set}

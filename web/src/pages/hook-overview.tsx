@@ -1,10 +1,11 @@
 // The Overview tab of the hook page: the hook's definition, its handler config (secrets
-// masked) and its outcomes over the last 24 hours (counts, p50 / p95 and an hourly chart).
+// masked) and its outcomes over the last 24 hours (counts, p50 / p95 of the runs — skipped
+// executions are not runs — and a chart per 30 minutes).
 
 import { Fragment } from 'preact'
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import type { Client } from '../api'
-import { bucketByHour, OutcomeChart } from '../components/outcome-chart'
+import { bucketize, OutcomeChart } from '../components/outcome-chart'
 import { Badge, Empty, ErrorText, Json, ms, Time } from '../components/ui'
 import { useSession } from '../session'
 import type { Execution, HistoryPage, Hook } from '../types'
@@ -25,6 +26,12 @@ export function OverviewTab({ hook }: { hook: Hook }) {
         <div class="card">
           <h2 class="hd-card-title">Definition</h2>
           <dl class="summary">
+            {hook.description && (
+              <>
+                <dt>Description</dt>
+                <dd>{hook.description}</dd>
+              </>
+            )}
             <dt>Event</dt>
             <dd>
               <code>{hook.event}</code>
@@ -131,7 +138,7 @@ function percentile(sorted: number[], p: number): number | undefined {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]
 }
 
-const COUNTED = ['allow', 'deny', 'modify', 'ask', 'skipped'] as const
+const COUNTED = ['allow', 'deny', 'modify', 'ask'] as const
 
 function Outcomes({ id }: { id: string }) {
   const { client } = useSession()
@@ -159,13 +166,16 @@ function Outcomes({ id }: { id: string }) {
       counts[row.decision] = (counts[row.decision] ?? 0) + 1
       if (row.error) errors++
     }
-    const durations = data.rows.map((r) => r.durationMs).sort((a, b) => a - b)
+    // A skipped execution (matcher or condition false) did not run: not a run, no duration.
+    const ran = data.rows.filter((r) => r.decision !== 'skipped')
+    const durations = ran.map((r) => r.durationMs).sort((a, b) => a - b)
     return {
       counts,
       errors,
+      runs: ran.length,
       p50: percentile(durations, 0.5),
       p95: percentile(durations, 0.95),
-      buckets: bucketByHour(data.rows, data.now),
+      buckets: bucketize(data.rows, data.now),
     }
   }, [data])
 
@@ -185,7 +195,7 @@ function Outcomes({ id }: { id: string }) {
           <dl class="hd-stats">
             <div>
               <dt>runs</dt>
-              <dd>{data.rows.length}</dd>
+              <dd>{stats.runs}</dd>
             </div>
             {COUNTED.map((name) => (
               <div key={name}>
@@ -209,6 +219,12 @@ function Outcomes({ id }: { id: string }) {
               </dt>
               <dd>{stats.errors}</dd>
             </div>
+            <div title="Executions whose matcher or condition did not hold: the hook did not run">
+              <dt>
+                <Badge value="skipped" />
+              </dt>
+              <dd>{stats.counts.skipped ?? 0}</dd>
+            </div>
             <div>
               <dt>p50</dt>
               <dd>{ms(stats.p50)}</dd>
@@ -218,7 +234,7 @@ function Outcomes({ id }: { id: string }) {
               <dd>{ms(stats.p95)}</dd>
             </div>
           </dl>
-          <OutcomeChart buckets={stats.buckets} />
+          <OutcomeChart buckets={stats.buckets} now={data.now} />
           {data.capped && (
             <p class="hint">
               Only the latest {MAX_ROWS} runs are counted; there were more in the last 24 hours.

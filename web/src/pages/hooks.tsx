@@ -1,11 +1,16 @@
 // The hooks table: every hook the token may see (from the API and from files), filtered
-// and searched, toggled inline, with the circuit breaker's state; kept live by pushes.
+// and searched, with each hook's activity over 24 hours, toggled inline (switching off asks
+// for a confirmation and a reason), with the circuit breaker's state; kept live by pushes.
+// A row: hook-row.tsx.
 
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { Badge, Empty, ErrorText } from '../components/ui'
-import { href, navigate } from '../router'
+import { ToggleOffDialog } from '../components/toggle-dialog'
+import { Empty, ErrorText } from '../components/ui'
+import { navigate } from '../router'
 import { useSession } from '../session'
 import type { Hook, HookPage } from '../types'
+import { useHookActivity } from './hook-activity'
+import { HookRow } from './hook-row'
 
 /** Every visible hook, page by page. */
 async function loadAll(call: <T>(m: string, p?: unknown) => Promise<T>): Promise<Hook[]> {
@@ -27,6 +32,9 @@ export function HooksPage() {
   const [event, setEvent] = useState('')
   const [source, setSource] = useState('')
   const [state, setState] = useState('')
+  const [confirming, setConfirming] = useState<Hook>()
+  const [busy, setBusy] = useState(false)
+  const activity = useHookActivity()
 
   useEffect(() => {
     const refresh = () =>
@@ -49,20 +57,34 @@ export function HooksPage() {
         (!source || h.source === source) &&
         (!state || (state === 'on' ? h.enabled : state === 'off' ? !h.enabled : Boolean(h.breaker))) &&
         (!needle ||
-          `${h.id} ${h.event} ${h.handlerType} ${h.matcher ?? ''} ${h.tenant ?? ''} ${h.agents.join(' ')}`
+          `${h.id} ${h.event} ${h.handlerType} ${h.matcher ?? ''} ${h.tenant ?? ''} ${h.agents.join(' ')} ${h.description ?? ''}`
             .toLowerCase()
             .includes(needle)),
     )
   }, [hooks, search, event, source, state])
 
-  const toggle = async (hook: Hook) => {
+  const setEnabled = async (hook: Hook, enabled: boolean, reason?: string) => {
     setError(undefined)
+    setBusy(true)
     try {
-      const updated = await client.call<Hook>('hooks.toggle', { id: hook.id, enabled: !hook.enabled })
+      const updated = await client.call<Hook>('hooks.toggle', {
+        id: hook.id,
+        enabled,
+        ...(reason ? { reason } : {}),
+      })
       setHooks((list) => list?.map((h) => (h.id === updated.id ? updated : h)))
+      setConfirming(undefined)
     } catch (e) {
       setError(e)
+      setConfirming(undefined)
+    } finally {
+      setBusy(false)
     }
+  }
+  /** Switching on is immediate; switching off asks first (see ToggleOffDialog). */
+  const toggle = (hook: Hook) => {
+    if (hook.enabled) setConfirming(hook)
+    else void setEnabled(hook, true)
   }
 
   return (
@@ -127,55 +149,41 @@ export function HooksPage() {
             <thead>
               <tr>
                 <th scope="col">Hook</th>
-                <th scope="col">Event</th>
-                <th scope="col">Type</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Matcher</th>
-                <th scope="col">Priority</th>
+                <th scope="col">Last 24 h</th>
                 <th scope="col">Enabled</th>
-                <th scope="col">Source</th>
-                <th scope="col">Version</th>
+                <th scope="col" class="hk-wide">
+                  Event
+                </th>
+                <th scope="col" class="hk-wide">
+                  Type
+                </th>
+                <th scope="col" class="hk-wide">
+                  Scope
+                </th>
+                <th scope="col" class="hk-wide">
+                  Matcher
+                </th>
+                <th scope="col" class="hk-wide">
+                  Priority
+                </th>
+                <th scope="col" class="hk-wide">
+                  Source
+                </th>
+                <th scope="col" class="hk-wide">
+                  Version
+                </th>
               </tr>
             </thead>
             <tbody>
               {shown.map((hook) => (
-                <tr key={hook.id} data-hook={hook.id}>
-                  <td>
-                    <a href={href('hooks', hook.id)}>{hook.name}</a>
-                    {hook.breaker && (
-                      <span class="badge tone-bad" title={`breaker open: ${hook.breaker.lastError}`}>
-                        breaker open
-                      </span>
-                    )}
-                  </td>
-                  <td>{hook.event}</td>
-                  <td>{hook.handlerType}</td>
-                  <td>
-                    {hook.scope}
-                    {hook.tenant && <span class="sub">{hook.tenant}</span>}
-                    {hook.agents.length > 0 && <span class="sub">{hook.agents.join(', ')}</span>}
-                  </td>
-                  <td>
-                    <code>{hook.matcher ?? '*'}</code>
-                  </td>
-                  <td>{hook.priority}</td>
-                  <td>
-                    <label class="switch">
-                      <input
-                        type="checkbox"
-                        checked={hook.enabled}
-                        disabled={!can('hooks.toggle')}
-                        aria-label={`${hook.enabled ? 'Disable' : 'Enable'} ${hook.name}`}
-                        onChange={() => void toggle(hook)}
-                      />
-                      <span>{hook.enabled ? 'on' : 'off'}</span>
-                    </label>
-                  </td>
-                  <td>
-                    <Badge value={hook.source} title={hook.origin} />
-                  </td>
-                  <td>v{hook.version}</td>
-                </tr>
+                <HookRow
+                  key={hook.id}
+                  hook={hook}
+                  activity={activity?.get(hook.id)}
+                  activityLoaded={activity !== undefined}
+                  canToggle={can('hooks.toggle')}
+                  onToggle={toggle}
+                />
               ))}
             </tbody>
           </table>
@@ -184,6 +192,14 @@ export function HooksPage() {
       <p class="hint">
         {shown.length} of {hooks?.length ?? 0} hooks
       </p>
+      {confirming && (
+        <ToggleOffDialog
+          hook={confirming}
+          busy={busy}
+          onConfirm={(reason) => void setEnabled(confirming, false, reason)}
+          onCancel={() => setConfirming(undefined)}
+        />
+      )}
     </section>
   )
 }
