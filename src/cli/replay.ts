@@ -2,6 +2,7 @@
 // re-runs a recorded event against today's hooks (the config's and the database's) and
 // prints the old and new decision side by side with the hooks that changed the outcome.
 // Nothing is recorded and no shared breaker is touched. Exit 0 same, 3 different, 1 error.
+// With --hook FILE, the impact of a hook change over a range of history (replay-impact.ts).
 
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -10,8 +11,10 @@ import { buildEngine, loadConfig, type WardenConfig } from '../sources/index.js'
 import { loadHooksFromStore, openStore, resolveDatabaseLocation } from '../store/index.js'
 import { parseArgs } from './args.js'
 import type { CliIo } from './io.js'
+import { IMPACT_HELP, runImpact } from './replay-impact.js'
 
 const HELP = `usage: warden replay DECISION_ID [options]
+       warden replay --hook FILE [--since 7d] [options]
 
 Re-runs the recorded event of a decision against today's hooks and prints the recorded and
 today's decision side by side, with the hooks whose verdict changed.
@@ -24,9 +27,12 @@ options:
   --json              print the comparison as JSON
   -h, --help          this text
 
-example:
+${IMPACT_HELP}
+
+examples:
   warden decisions --decision deny --limit 1          # find a decision id
   warden replay 3f2a9c1e-17 --config warden.yaml      # would today's hooks decide the same?
+  warden replay --hook hooks/no-curl.md --since 7d    # what would this hook change?
 `
 
 /** Runs `warden replay`. */
@@ -44,7 +50,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 0
   }
   const id = positionals[0]
-  if (!id || positionals.length > 1) {
+  const impact = values.hook !== undefined && values.hook.length > 0
+  if (impact ? positionals.length > 0 : !id || positionals.length > 1) {
     io.stderr(`warden replay: give exactly one decision id (see "warden decisions")\n\n${HELP}`)
     return 1
   }
@@ -71,7 +78,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     )
     const engine = buildEngine(config, { extraHooks: stored, env: io.env })
     try {
-      const result = await replayDecision(store, engine, id, values.tenant)
+      if (impact) return await runImpact({ ...values, hook: values.hook ?? [] }, io, store, engine)
+      const result = await replayDecision(store, engine, id as string, values.tenant)
       if (!result) {
         io.stderr(
           `warden replay: no decision "${id}"${values.tenant ? ` for tenant ${values.tenant}` : ''}\n`,
@@ -99,6 +107,10 @@ function parse(args: string[]) {
       db: { type: 'string' },
       config: { type: 'string', short: 'c' },
       tenant: { type: 'string' },
+      hook: { type: 'string', multiple: true },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      limit: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
