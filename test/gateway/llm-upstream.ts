@@ -22,6 +22,8 @@ export interface Answer {
   stall?: boolean
   /** Extra response headers. */
   headers?: Record<string, string>
+  /** Answer a whole JSON answer even to a streamed request. */
+  json?: boolean
   /** Stream one event every this many ms (as a model produces tokens), instead of all at once. */
   paceMs?: number
 }
@@ -108,7 +110,7 @@ function respond(path: string, body: any, answer: Answer, res: ServerResponse, o
   }
   const id = ++sequence
   const model = String(body.model ?? 'test-model')
-  if (!body.stream) {
+  if (!body.stream || answer.json) {
     res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_${id}`, ...answer.headers })
     res.end(JSON.stringify(whole(api, answer, id, model)))
     return

@@ -149,6 +149,13 @@ describe('warden llm under attack', () => {
     }
   })
 
+  it('checks a whole answer sent back to a streamed request instead of passing it on', async () => {
+    upstream.script([{ text: [`Your key: ${SECRET}.`], json: true }])
+    const raw = await (await post(message('key?', true))).text()
+    expect(raw).toContain('[REDACTED]')
+    expect(raw).not.toContain(SECRET)
+  })
+
   it('keeps tenants apart: a token pins its tenant, and tenant-scoped hooks see only theirs', async () => {
     upstream.script([{ text: ['fine'] }])
     expect((await post(message('hi'))).status).toBe(200)

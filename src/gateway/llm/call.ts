@@ -167,7 +167,10 @@ export async function handleModelCall(
       })
       if (answer.status >= 300 || !answer.contentType.startsWith('text/event-stream')) {
         const text = await readAll(answer.body, deps.limits.maxAnswerBytes)
-        return passThrough(res, answer.status, answer.headers, text)
+        if (answer.status < 200 || answer.status >= 300)
+          return passThrough(res, answer.status, answer.headers, text)
+        // A whole answer to a streamed request is still an answer: checked as one.
+        return await answerWhole(deps, api, res, scope, { ...answer, text })
       }
       res.writeHead(200, { ...passedHeaders(answer.headers), ...SSE_HEADERS })
       res.flushHeaders()
@@ -194,25 +197,7 @@ export async function handleModelCall(
     })
     if (answer.status < 200 || answer.status >= 300)
       return passThrough(res, answer.status, answer.headers, answer.text)
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(answer.text)
-    } catch {
-      parsed = undefined
-    }
-    if (!isObject(parsed)) {
-      return writeApiError(res, api, {
-        status: 502,
-        code: 'upstream_garbage',
-        message: `the model API answered ${answer.status} with a body that is not a JSON object`,
-      })
-    }
-    const result = await deps.checks.answer(api, parsed, scope)
-    if (!result.ok) return writeApiError(res, api, result.error)
-    const out = result.changed ? JSON.stringify(result.body) : answer.text
-    res
-      .writeHead(answer.status, { ...passedHeaders(answer.headers), 'content-type': 'application/json' })
-      .end(out)
+    await answerWhole(deps, api, res, scope, answer)
   } catch (error) {
     if (gone.signal.aborted) return
     const failure = upstreamError(error)
@@ -221,6 +206,35 @@ export async function handleModelCall(
   } finally {
     res.off('close', onClose)
   }
+}
+
+/** Checks a whole 2xx answer and writes it (or the refusal). */
+async function answerWhole(
+  deps: CallDeps,
+  api: LlmApi,
+  res: ServerResponse,
+  scope: CallScope,
+  answer: { status: number; headers: Dispatcher.ResponseData['headers']; text: string },
+): Promise<void> {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(answer.text)
+  } catch {
+    parsed = undefined
+  }
+  if (!isObject(parsed)) {
+    return writeApiError(res, api, {
+      status: 502,
+      code: 'upstream_garbage',
+      message: `the model API answered ${answer.status} with a body that is not a JSON object`,
+    })
+  }
+  const result = await deps.checks.answer(api, parsed, scope)
+  if (!result.ok) return writeApiError(res, api, result.error)
+  const out = result.changed ? JSON.stringify(result.body) : answer.text
+  res
+    .writeHead(answer.status, { ...passedHeaders(answer.headers), 'content-type': 'application/json' })
+    .end(out)
 }
 
 /** Forwards a call the gateway does not check (model lists, token counts) as it is. */
