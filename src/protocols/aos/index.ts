@@ -20,4 +20,4 @@ export { AOS_METHODS, aosMethodFor, eventToRequest, mapRequest, modifiedRequest 
 export { answerToVerdict, decisionResult, GuardianAnswerError, pingResult } from './result.js'
 export type { AosReply, AosService, AosServiceOptions } from './service.js'
 export { AOS_DEFAULTS, createAosService } from './service.js'
-export { A2A_METHODS } from './wire.js'
+export { A2A_METHODS, JOCH_A2A_METHODS } from './wire.js'

@@ -1,5 +1,6 @@
 // Decisions as AOS results and back: a Warden decision becomes `{decision, message,
-// reasonCode, data, modifiedRequest}`; a remote Guardian's answer becomes a verdict.
+// reasonCode, data, modifiedRequest}` plus Joch's `reason`, `policyId` and `policyVersion`;
+// a remote Guardian's answer becomes a verdict.
 
 import type { Decision, HookTrace, Json, JsonObject, Verdict } from '../../core/index.js'
 import { isObject } from './fields.js'
@@ -77,6 +78,19 @@ export function decisionResult(
     result.decision = 'deny'
     result.message = `${decision.reason}; the request was not approved`
   }
+  return withJochFields(result)
+}
+
+/**
+ * The fields a Joch client reads beside AOS's: `reason` (the `message`) and the deciding
+ * `policyId` / `policyVersion` at the top of the result. Both AOS schemas allow extra result
+ * fields, so the answer still validates against each.
+ */
+function withJochFields(result: JsonObject): JsonObject {
+  result.reason = result.message as string
+  const data = result.data as JsonObject
+  if (data.policyId !== undefined) result.policyId = data.policyId
+  if (data.policyVersion !== undefined) result.policyVersion = data.policyVersion
   return result
 }
 

@@ -111,6 +111,23 @@ export const A2A_METHODS: Record<string, EventName> = {
   'tasks/resubscribe': 'a2a.resubscribe',
 }
 
+/** Joch's names for the A2A methods, accepted beside the AOS and A2A ones. */
+export const JOCH_A2A_METHODS: Record<string, EventName> = {
+  send_message: 'a2a.send',
+  stream_message: 'a2a.stream',
+  cancel_task: 'a2a.cancel',
+  get_task: 'a2a.get',
+  get_task_push_notification_config: 'a2a.pushConfig.get',
+  set_task_push_notification_config: 'a2a.pushConfig.set',
+  resubscribe_to_task: 'a2a.resubscribe',
+}
+
+/** The event of an A2A method by any of its names (A2A/AOS or Joch's). */
+function a2aEventOf(method: string): EventName | undefined {
+  if (Object.hasOwn(A2A_METHODS, method)) return A2A_METHODS[method]
+  return Object.hasOwn(JOCH_A2A_METHODS, method) ? JOCH_A2A_METHODS[method] : undefined
+}
+
 /**
  * `protocols/A2A` (the earlier AOS spelling): `params.message` is an A2A JSON-RPC message.
  * A request becomes the event of its method (`message/send` → `a2a.send`, ...); a response
@@ -125,7 +142,7 @@ export const a2aMessage: MethodMapping = {
     let a2a: JsonObject
     if (message.method !== undefined) {
       const method = requireString(message.method, 'params.message.method')
-      const mapped = Object.hasOwn(A2A_METHODS, method) ? A2A_METHODS[method] : undefined
+      const mapped = a2aEventOf(method)
       if (!mapped) {
         invalid(
           'params.message.method',
@@ -159,7 +176,10 @@ function methodOf(event: EventName): string {
 
 /** Mappings of every A2A method. */
 export const a2aMappings: Record<string, MethodMapping> = Object.fromEntries(
-  Object.entries(A2A_METHODS).map(([method, event]) => [method, a2aMapping(event)]),
+  Object.entries({ ...A2A_METHODS, ...JOCH_A2A_METHODS }).map(([method, event]) => [
+    method,
+    a2aMapping(event),
+  ]),
 )
 
 const encodeMcp: EventEncoder = (event: CheckedEvent) => {

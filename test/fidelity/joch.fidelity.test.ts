@@ -1,0 +1,66 @@
+// What a Joch client reads from Warden's `/aos`: `result.reason` (Joch's field, the same text
+// as AOS's `message`) and the deciding `policyId` / `policyVersion` at the top of the result,
+// while every answer still validates against both AOS schemas; and Joch's A2A method names
+// (`send_message`, `get_task`, ...), each the name of an AOS spec example, accepted beside
+// the AOS / A2A ones and mapped onto the same events.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { HookDefinition } from '../../src/core/index.js'
+import { example, startGuardian, type TestGuardian } from '../server/aos-helper.js'
+
+const JOCH_NAMES: Record<string, string> = {
+  send_message: 'a2a.send',
+  stream_message: 'a2a.stream',
+  cancel_task: 'a2a.cancel',
+  get_task: 'a2a.get',
+  get_task_push_notification_config: 'a2a.pushConfig.get',
+  set_task_push_notification_config: 'a2a.pushConfig.set',
+  resubscribe_to_task: 'a2a.resubscribe',
+}
+
+const guard = (event: string): HookDefinition => ({
+  name: `guard-${event}`,
+  event,
+  policy: { id: 'a2a-guard', version: '2' },
+  handler: { type: 'deny', reason: 'peer not trusted' },
+})
+
+let guardian: TestGuardian
+beforeAll(async () => {
+  guardian = await startGuardian({ hooks: Object.values(JOCH_NAMES).map(guard) })
+})
+afterAll(async () => {
+  await guardian?.close()
+})
+
+describe("Joch's A2A method names and result fields", () => {
+  for (const [joch, event] of Object.entries(JOCH_NAMES)) {
+    it(`${joch} is ${event}, answered with reason and policyId/policyVersion`, async () => {
+      const request = example(`a2a__hooks__${joch}_request__02__5-aos-payload.json`)
+      const aos = await guardian.post(request)
+      const { body } = await guardian.post({ ...request, method: joch })
+      expect(body.error).toBeUndefined()
+      expect(body.result).toMatchObject({
+        decision: 'deny',
+        message: 'peer not trusted',
+        reason: 'peer not trusted',
+        policyId: 'a2a-guard',
+        policyVersion: '2',
+      })
+      expect(body.result.data.event).toBe(event)
+      expect(aos.body.result.data.event).toBe(event)
+    })
+  }
+
+  it('an allow carries reason too, and no policy when none decided', async () => {
+    const open = await startGuardian({ hooks: [] })
+    try {
+      const { body } = await open.post(example('a2a__hooks__get_task_request__02__5-aos-payload.json'))
+      expect(body.result.decision).toBe('allow')
+      expect(body.result.reason).toBe(body.result.message)
+      expect(body.result.policyId).toBeUndefined()
+    } finally {
+      await open.close()
+    }
+  })
+})
