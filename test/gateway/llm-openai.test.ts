@@ -189,4 +189,17 @@ describe('warden llm: OpenAI Chat Completions and Responses through the official
     expect(blocked.output.map((i) => i.type)).toEqual(['message'])
     expect(blocked.output_text).toContain('rm -rf is never allowed')
   })
+
+  it('responses stream: a denied answer ends the stream with an error event the client raises', async () => {
+    upstream.script([{ text: ['all good ', 'until TOP ', 'SECRET here'] }])
+    const stream = client.responses.stream({ model: 'gpt-test', input: 'x' })
+    let text = ''
+    stream.on('response.output_text.delta', (event) => {
+      text += event.delta
+    })
+    const error = await stream.finalResponse().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(OpenAI.APIError)
+    expect(String((error as Error).message)).toContain('the answer discloses a secret')
+    expect(text).not.toContain('SECRET')
+  })
 })

@@ -149,6 +149,15 @@ describe('warden llm under attack', () => {
     }
   })
 
+  it('refuses an API key in clear in warden.yaml without echoing it', async () => {
+    const config = join(dir, 'clear-key.yaml')
+    writeFileSync(config, `llm:\n  apiKey: "${API_KEY}"\n`)
+    const run = await runCliInProcess(['llm', '--config', config, '--upstream', upstream.url])
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain('an API key in clear in the config is refused')
+    expect(run.stdout + run.stderr).not.toContain(API_KEY)
+  })
+
   it('checks a whole answer sent back to a streamed request instead of passing it on', async () => {
     upstream.script([{ text: [`Your key: ${SECRET}.`], json: true }])
     const raw = await (await post(message('key?', true))).text()
