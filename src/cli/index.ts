@@ -13,6 +13,10 @@ type Subcommand = {
 }
 
 const SUBCOMMANDS: Record<string, Subcommand> = {
+  init: {
+    summary: 'write a starter warden.yaml (and, with --claude-code, the Claude Code hook that runs it)',
+    load: () => import('./init.js'),
+  },
   check: {
     summary: 'evaluate one event from a file or stdin; exit 0 allow/modify, 2 deny, 1 error',
     load: () => import('./check.js'),
@@ -75,7 +79,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 /** The help text listing every subcommand. */
 export function usage(): string {
   const lines = Object.entries(SUBCOMMANDS).map(([name, s]) => `  ${name.padEnd(12)} ${s.summary}`)
-  return `usage: warden <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nexamples:\n  warden serve --config examples/warden.yaml\n  warden check --config examples/warden.yaml examples/events/exec-rm.json\n\nRun "warden <command> --help" (or "warden help <command>") for a command's options and examples.\n`
+  return `usage: warden <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nexamples:\n  warden init --claude-code\n  warden serve --config examples/warden.yaml\n  warden check --config examples/warden.yaml examples/events/exec-rm.json\n\nRun "warden <command> --help" (or "warden help <command>") for a command's options and examples.\n`
 }
 
 /** The subcommand closest to a mistyped one, when one is close enough. */

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { RE2JS } from 're2js'
-import { parse as parseYaml } from 'yaml'
+import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
 import { formatZodError, type HookDefinition, type Limits, WardenError } from '../core/index.js'
 import { judgeSettingsSchema } from '../handlers/index.js'
@@ -235,6 +235,24 @@ export interface WardenConfig {
   limits: Partial<Limits>
   /** Sections other parts of Warden read (network, guardians, audit, server, tools, judge, db). */
   raw: Record<string, unknown>
+  /** `file:line:col` of a path in the file (the closest part of it that is there), when known. */
+  where?: (path: readonly PropertyKey[]) => string | undefined
+}
+
+/** Where a path of a parsed YAML document is, as `label:line:col` (the closest existing node). */
+function locator(doc: ReturnType<typeof parseDocument>, counter: LineCounter, label: string) {
+  return (path: readonly PropertyKey[]): string | undefined => {
+    for (let length = path.length; length >= 0; length--) {
+      const node = doc.getIn(path.slice(0, length) as (string | number)[], true) as
+        | { range?: [number, number, number] }
+        | undefined
+      if (node?.range) {
+        const { line, col } = counter.linePos(node.range[0])
+        return `${label}:${line}:${col}`
+      }
+    }
+    return undefined
+  }
 }
 
 /**
@@ -243,11 +261,22 @@ export interface WardenConfig {
  */
 export function parseConfig(text: string, baseDir: string, label = 'warden.yaml'): WardenConfig {
   let data: unknown
+  const counter = new LineCounter()
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false })
+  const [syntax] = doc.errors
+  if (syntax) {
+    const { line, col } = counter.linePos(syntax.pos[0])
+    throw new WardenError(
+      'invalid-config',
+      `${label}:${line}:${col}: not valid YAML: ${syntax.message.split('\n')[0]}`,
+    )
+  }
   try {
-    data = parseYaml(text, { maxAliasCount: 100 }) ?? {}
+    data = doc.toJS({ maxAliasCount: 100 }) ?? {}
   } catch (error) {
     throw new WardenError('invalid-config', `${label}: not valid YAML: ${(error as Error).message}`)
   }
+  const where = locator(doc, counter, label)
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new WardenError(
       'invalid-config',
@@ -255,12 +284,15 @@ export function parseConfig(text: string, baseDir: string, label = 'warden.yaml'
     )
   }
   const parsed = configSchema.safeParse(data)
-  if (!parsed.success) throw new WardenError('invalid-config', formatZodError(parsed.error, label))
+  if (!parsed.success) {
+    const first = parsed.error.issues[0]
+    throw new WardenError('invalid-config', formatZodError(parsed.error, where(first?.path ?? []) ?? label))
+  }
   const userHooks = (parsed.data.hooks ?? []).map((hook) => withBaseDir({ source: label, ...hook }, baseDir))
   // Pack hooks first (each overridden by a user hook of the same name), then the rest.
   const hooks = expandPacks(parsed.data.packs ?? [], userHooks, label) as unknown as HookDefinition[]
   const limits = (parsed.data.limits ?? {}) as Partial<Limits>
-  return { baseDir, hooks, limits, raw: data as Record<string, unknown> }
+  return { baseDir, hooks, limits, raw: data as Record<string, unknown>, where }
 }
 
 /** Whether `limits.breaker.disableOnTrip` is on: a trip switches the hook off (GoClaw). */

@@ -10,7 +10,7 @@ import type {
   HookDefinition,
   Recorder,
 } from '../core/index.js'
-import { CANONICAL_EVENTS, createEngine } from '../core/index.js'
+import { CANONICAL_EVENTS, createEngine, WardenError } from '../core/index.js'
 import {
   createHttpHandler,
   createPromptHandler,
@@ -132,14 +132,19 @@ export function buildHandlers(
  * @throws WardenError when a hook is invalid.
  */
 export function buildEngine(config: WardenConfig | undefined, options: RuntimeOptions = {}): Engine {
-  const engine = createEngine({
-    hooks: [...(config?.hooks ?? []), ...guardianHooks(config), ...(options.extraHooks ?? [])],
-    handlers: buildHandlers(config, options),
-    limits: config?.limits ?? {},
-    ...(options.recorder ? { recorder: options.recorder } : {}),
-    ...(options.approver ? { approver: options.approver } : {}),
-    ...(options.breaker ? { breaker: options.breaker } : {}),
-  })
+  let engine: Engine
+  try {
+    engine = createEngine({
+      hooks: [...(config?.hooks ?? []), ...guardianHooks(config), ...(options.extraHooks ?? [])],
+      handlers: buildHandlers(config, options),
+      limits: config?.limits ?? {},
+      ...(options.recorder ? { recorder: options.recorder } : {}),
+      ...(options.approver ? { approver: options.approver } : {}),
+      ...(options.breaker ? { breaker: options.breaker } : {}),
+    })
+  } catch (error) {
+    throw locatedHookError(error, config)
+  }
   // WARDEN_DISABLE_HOOKS=1 turns every hook off, and says so on stderr at every start.
   return applyKillSwitch(engine, options.env ? { env: options.env } : {})
 }
@@ -164,4 +169,17 @@ export function guardianHooks(config: WardenConfig | undefined): HookDefinition[
     source: config?.path ?? 'warden.yaml',
     handler: { type: 'guardians', guardians },
   }))
+}
+
+/**
+ * A hook's error from the engine (`hook "NAME": …`) with the file, line and column of that
+ * hook in warden.yaml before it, as hook-file errors have; other errors as they are.
+ */
+function locatedHookError(error: unknown, config: WardenConfig | undefined): unknown {
+  if (!(error instanceof WardenError) || !config?.where) return error
+  const name = /^hook "([^"]+)"/.exec(error.message)?.[1]
+  const written = Array.isArray(config.raw.hooks) ? (config.raw.hooks as { name?: unknown }[]) : []
+  const index = name === undefined ? -1 : written.findIndex((hook) => hook?.name === name)
+  const where = index >= 0 ? config.where(['hooks', index]) : undefined
+  return where ? new WardenError(error.code, `${where}: ${error.message}`, error.details) : error
 }
