@@ -251,7 +251,11 @@ class MessagesRelay implements StreamRelay {
       return step.text === '' ? [raw] : [textDelta(index, step.text), raw]
     }
     if (block?.kind !== 'tool') return [raw]
-    const input = parseArguments(block.json)
+    const given = block.start.input
+    const input =
+      block.json === '' && isObject(given) && Object.keys(given).length > 0
+        ? given
+        : parseArguments(block.json)
     const verdict = await this.checks.call({ id: block.id, name: block.name, input })
     if (verdict.kind === 'blocked') {
       this.calls++
