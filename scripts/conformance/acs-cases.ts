@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import type { JsonObject } from '../../src/core/index.js'
 import { acsRequest, type ClientKey, clientHello, responseSigned } from '../../src/protocols/acs/index.js'
+import { PROFILE_CASES } from './acs-profile-cases.js'
 
 /** What a case has to work with. */
 export interface CaseContext {
@@ -219,4 +220,5 @@ export const CASES: ConformanceCase[] = [
       expect(typeof answer?.result?.decision === 'string', `got ${JSON.stringify(answer).slice(0, 160)}`)
     },
   },
+  ...PROFILE_CASES,
 ]

@@ -24,7 +24,13 @@ export async function runConformance(
   for (const c of CASES) {
     let result: string
     try {
-      result = (await c.run({ post, key })) === 'skip' ? 'skip (needs --key-env)' : 'pass'
+      const outcome = await c.run({ post, key })
+      result =
+        outcome === 'skip'
+          ? 'skip (needs --key-env)'
+          : typeof outcome === 'string' && outcome.startsWith('skip')
+            ? outcome
+            : 'pass'
     } catch (error) {
       failed++
       result = `FAIL: ${(error as Error).message.replaceAll('|', '/').slice(0, 160)}`

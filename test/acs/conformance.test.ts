@@ -9,7 +9,19 @@ import { type AcsGuardian, KEY, startAcs } from './helper.js'
 
 let g: AcsGuardian
 beforeAll(async () => {
-  g = await startAcs({ settings: { requireSignatures: true } })
+  g = await startAcs({
+    settings: {
+      requireSignatures: true,
+      approvers: [
+        {
+          id: 'approver-1',
+          type: 'agent',
+          endpoint: 'https://approver.example/acs',
+          material: Buffer.from('approver key', 'utf8'),
+        },
+      ],
+    },
+  })
 })
 afterAll(async () => {
   await g.close()
@@ -21,6 +33,10 @@ describe('conformance client against Warden', () => {
     expect(table).not.toMatch(/FAIL/)
     expect(failed).toBe(0)
     expect(table).toMatch(/§10 \| the response is signed .* \| pass/)
+    expect(table).toMatch(/§4 \/ ACS-Trace \| trace_emission .* \| pass/)
+    expect(table).toMatch(/§8.4 \| a request outside Intent.parsed .* \| pass/)
+    expect(table).toMatch(/§8.4 \| Intent.parsed is immutable.* \| pass/)
+    expect(table).toMatch(/§6 \/ §9 \| an ASK carries reasoning .* \| pass/)
   })
 
   it('runs as `npm run conformance -- acs URL --key-env VAR` and prints the table', async () => {
