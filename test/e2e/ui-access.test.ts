@@ -71,7 +71,6 @@ describe.skipIf(!chromium)('the UI: access', () => {
     const row = page.locator('tr[data-hook="no-destructive-shell"]')
     await row.waitFor()
     expect(await row.textContent()).toContain('tool.pre')
-    await screenshot(page, 'hooks')
     await page.getByLabel('Search hooks').fill('acme')
     await expect.poll(() => page.locator('tbody tr').count()).toBe(1)
     await page.getByLabel('Search hooks').fill('')

@@ -11,12 +11,12 @@ import type { Hook, HookActivity } from '../types'
 function Activity({ activity, loaded }: { activity: HookActivity | undefined; loaded: boolean }) {
   if (!loaded) return <span class="hint">…</span>
   if (!activity || activity.runs === 0) return <span class="hint">no runs in 24 h</span>
-  const label = `${activity.runs} runs, ${activity.denials} denied in the last 24 hours`
+  const label = `${activity.runs} run${activity.runs === 1 ? '' : 's'}, ${activity.denials} denied in the last 24 hours`
   return (
     <div class="hk-activity">
       <Sparkline runs={activity.runsByBucket} denials={activity.denialsByBucket} label={label} />
       <span class="hk-counts">
-        {activity.runs} runs
+        {activity.runs} run{activity.runs === 1 ? '' : 's'}
         {activity.denials > 0 && <span class="hk-denied"> · {activity.denials} denied</span>}
       </span>
       <span class="sub">
