@@ -31,6 +31,8 @@ export interface Hook {
   onTimeout: string
   onError: string
   enabled: boolean
+  /** `shadow`: verdicts recorded, never applied. */
+  mode?: 'enforce' | 'shadow'
   version: number
   policy?: { id: string; version?: string }
   source: 'api' | 'file' | 'builtin'

@@ -1,10 +1,12 @@
 // One hook: a header (state, breaker, edit / delete / toggle — switching off asks for a
-// reason) and four tabs: Overview (pages/hook-overview.tsx), Test (pages/hook-test.tsx),
-// History (pages/hook-history.tsx) and Changes (pages/hook-changes.tsx).
+// reason; a hook in shadow mode shows its would-be denials and is promoted there, see
+// components/shadow-panel.tsx) and four tabs: Overview (pages/hook-overview.tsx), Test
+// (pages/hook-test.tsx), History (pages/hook-history.tsx) and Changes (pages/hook-changes.tsx).
 // Kept live by `hook.changed` and `breaker.tripped` pushes.
 
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError } from '../api'
+import { ShadowPanel } from '../components/shadow-panel'
 import { ToggleOffDialog } from '../components/toggle-dialog'
 import { Badge, Empty, ErrorText, Time } from '../components/ui'
 import { href, navigate } from '../router'
@@ -143,6 +145,7 @@ function HookPage({ id, tab }: { id: string; tab: string }) {
                 breaker open
               </span>
             )}
+            {hook.mode === 'shadow' && <span class="badge tone-warn">shadow</span>}
             <Badge value={hook.source} title={hook.origin} />
             <span class="hint">v{hook.version}</span>
           </p>
@@ -180,6 +183,7 @@ function HookPage({ id, tab }: { id: string; tab: string }) {
           )}
         </p>
       )}
+      <ShadowPanel hook={hook} onPromoted={setHook} />
       {hook.readOnly && (
         <p class="notice">
           This hook comes from <code>{hook.origin ?? 'the configuration'}</code>: change it in that file. Here

@@ -25,6 +25,7 @@ const TOP_FIELDS = new Set([
   'onTimeout',
   'onError',
   'enabled',
+  'mode',
 ])
 
 export const DEFAULT_TIMEOUT_MS = 5000
@@ -42,6 +43,8 @@ export interface Draft {
   onTimeout: string
   onError: string
   enabled: boolean
+  /** `enforce` or `shadow`. */
+  mode: string
   handler: HandlerDraft
 }
 
@@ -59,6 +62,7 @@ export function newDraft(type: string, tenant: string): Draft {
     onTimeout: 'deny',
     onError: 'deny',
     enabled: true,
+    mode: 'enforce',
     handler: emptyHandler(type),
   }
 }
@@ -77,6 +81,7 @@ export function draftOf(hook: Hook): Draft {
     onTimeout: hook.onTimeout,
     onError: hook.onError,
     enabled: hook.enabled,
+    mode: hook.mode ?? 'enforce',
     handler: handlerDraft({ ...hook.handler, type: hook.handler.type ?? hook.handlerType }),
   }
 }
@@ -116,6 +121,7 @@ export function definitionOf(
   if (timeoutMs !== undefined || editing) params.timeoutMs = timeoutMs ?? DEFAULT_TIMEOUT_MS
   params.onTimeout = draft.onTimeout
   params.onError = draft.onError
+  params.mode = draft.mode
   const scope: Record<string, unknown> = {}
   const tenant = editing ? (editing.tenant ?? '') : draft.tenant.trim()
   if (tenant) scope.tenant = tenant

@@ -1,8 +1,9 @@
 // Create or edit a hook: starter templates for a new one (pages/template-picker.tsx), the
 // definition's fields (pages/hook-form-sections.tsx), the handler's own sub-form (only the
-// fields its type uses; a code editor for Starlark), and the server's errors shown beside
-// the field they name. An edit sends the version it loaded, so a change made meanwhile by
-// someone else is a conflict, not lost. The draft and its params: pages/hook-draft.ts.
+// fields its type uses; a code editor for Starlark), the rollout mode with a preview of the
+// draft's impact on recorded history (components/mode-field.tsx, impact-preview.tsx), and
+// the server's errors shown beside the field they name. An edit sends the version it
+// loaded, so a change made meanwhile by someone else is a conflict, not lost. The draft and its params: pages/hook-draft.ts.
 
 import { useEffect, useRef, useState } from 'preact/hooks'
 import {
@@ -13,6 +14,8 @@ import {
   scriptLineOffset,
 } from '../components/handler-draft'
 import { HandlerFields } from '../components/handler-fields'
+import { ImpactPreview } from '../components/impact-preview'
+import { ModeField } from '../components/mode-field'
 import { Empty, ErrorText } from '../components/ui'
 import { href, navigate } from '../router'
 import { useSession } from '../session'
@@ -147,6 +150,15 @@ function HookEditor({ id }: { id?: string | undefined }) {
     }
   }
 
+  /** The draft's params for an impact preview, or undefined (its errors shown) when it has problems. */
+  const preview = () => {
+    const built = definitionOf(draft, hook)
+    if (Object.keys(built.errors).length === 0) return built.params
+    setErrors(built.errors)
+    setAttempt((n) => n + 1)
+    return undefined
+  }
+
   const formError = errors.form ?? errors.conflict
 
   return (
@@ -196,6 +208,10 @@ function HookEditor({ id }: { id?: string | undefined }) {
         />
 
         <OrderAndFailuresSection draft={draft} set={set} errors={errors} />
+
+        <ModeField mode={draft.mode} onChange={(mode) => set({ mode })} error={errors.mode}>
+          <ImpactPreview id={id} build={preview} />
+        </ModeField>
 
         {formError && (
           <div class="form-errors" tabIndex={-1} role="alert">

@@ -43,6 +43,11 @@ export function HookRow(props: {
             breaker open
           </span>
         )}
+        {hook.mode === 'shadow' && (
+          <span class="badge tone-warn" title="verdicts recorded, never applied">
+            shadow
+          </span>
+        )}
         {hook.description && <span class="sub hk-desc">{hook.description}</span>}
         <span class="sub hk-narrow">{hook.event}</span>
       </td>
