@@ -74,8 +74,12 @@ describe('warden replay --hook', () => {
     let stderr = ''
     let stdout = ''
     const code = await main(['replay', '--db', db, '--hook', 'no-curl.yaml'], {
-      stdout: (t) => void (stdout += t),
-      stderr: (t) => void (stderr += t),
+      stdout: (t) => {
+        stdout += t
+      },
+      stderr: (t) => {
+        stderr += t
+      },
       readStdin: async () => '',
       cwd: dir,
       env: {},
