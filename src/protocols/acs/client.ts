@@ -4,7 +4,15 @@
 
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { JsonObject } from '../../core/index.js'
-import { deriveSessionKey, hmacMatches, signedInput, signMessage } from './crypto.js'
+import type { VerifyingKey } from './algorithms.js'
+import {
+  deriveSessionKey,
+  type EnvelopeSigner,
+  hmacMatches,
+  signEnvelopeWith,
+  signedInput,
+  signMessage,
+} from './crypto.js'
 import { ACS_VERSION } from './handshake.js'
 
 /** A key the client signs with. */
@@ -22,6 +30,8 @@ export interface RequestOptions {
   /** Overrides for envelope fields (request_id, timestamp, nonce, chain_hash, ...). */
   params?: JsonObject
   nonce?: boolean
+  /** Signs with an ACS-Crypto key instead of (not besides) the HMAC `key`. */
+  signer?: EnvelopeSigner
 }
 
 /** A complete ACS request for `method` with `payload`, signed when a key is given. */
@@ -36,7 +46,8 @@ export function acsRequest(method: string, payload: JsonObject, options: Request
     ...options.params,
   }
   const message: JsonObject = { jsonrpc: '2.0', id: options.id ?? randomUUID(), method, params }
-  if (options.key)
+  if (options.signer) signEnvelopeWith(message, 'params', options.signer)
+  else if (options.key)
     signMessage(message, 'params', deriveSessionKey(options.key.material, options.sessionId), options.key.id)
   return message
 }
@@ -48,6 +59,8 @@ export interface HelloOptions {
   agentId?: string
   /** Overrides for envelope fields (tenant_id, timestamp, metadata, ...). */
   params?: JsonObject
+  /** Signs with an ACS-Crypto key instead of the HMAC `key`. */
+  signer?: EnvelopeSigner
 }
 
 /**
@@ -74,7 +87,8 @@ export function clientHello(
     ...options.params,
   }
   const message: JsonObject = { jsonrpc: '2.0', id: randomUUID(), method: 'handshake/hello', params }
-  if (options.key)
+  if (options.signer) signEnvelopeWith(message, 'params', options.signer)
+  else if (options.key)
     signMessage(message, 'params', deriveSessionKey(options.key.material, sessionId), options.key.id)
   return message
 }
@@ -89,4 +103,13 @@ export function responseSigned(response: JsonObject, key: ClientKey, sessionId: 
     signedInput(response, 'result'),
     signature.value,
   )
+}
+
+/** Whether a response's `result.signature` is a valid signature of `key` (an ACS-Crypto key). */
+export function responseVerifies(response: JsonObject, key: VerifyingKey): boolean {
+  const result = response.result as JsonObject | undefined
+  const signature = result?.signature as JsonObject | undefined
+  if (!signature || typeof signature.value !== 'string') return false
+  if (signature.key_id !== key.id || signature.algorithm !== key.algorithm) return false
+  return key.verify(signedInput(response, 'result'), signature.value)
 }

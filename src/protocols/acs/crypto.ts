@@ -143,11 +143,35 @@ export function signEnvelope(
   key: Uint8Array,
   keyId: string,
 ): string {
+  return signEnvelopeWith(message, holder, {
+    id: keyId,
+    algorithm: HMAC_ALGORITHM,
+    sign: (input) => hmacSha256(key, input).toString('base64'),
+  })
+}
+
+/** Signs canonical inputs under an algorithm: the HMAC baseline or an ACS-Crypto key. */
+export interface EnvelopeSigner {
+  id: string
+  algorithm: string
+  /** @returns the base64 signature value of the input. */
+  sign(input: string): string
+}
+
+/**
+ * Signs a message in place with any signer, as {@link signEnvelope} does with HMAC, and
+ * returns its JSON text composed from the canonical form just signed.
+ */
+export function signEnvelopeWith(
+  message: Record<string, unknown>,
+  holder: 'params' | 'result',
+  signer: EnvelopeSigner,
+): string {
   const inner = message[holder] as Record<string, unknown>
   const canonicalInner = jcsWithout(inner, 'signature')
   const [before, after] = canonicalAround(message, holder) ?? ['', '']
-  const value = hmacSha256(key, `${before}${canonicalInner}${after}`).toString('base64')
-  const signature: AcsSignature = { algorithm: HMAC_ALGORITHM, value, key_id: keyId }
+  const value = signer.sign(`${before}${canonicalInner}${after}`)
+  const signature: AcsSignature = { algorithm: signer.algorithm, value, key_id: signer.id }
   inner.signature = signature
   const comma = canonicalInner === '{}' ? '' : ','
   return `${before}${canonicalInner.slice(0, -1)}${comma}"signature":${jcs(signature)}}${after}`

@@ -20,6 +20,8 @@ export interface AcsRequest {
   chainHash?: string
   /** Lowercase-hex SHA-256 of the JCS params without signature (§8.1 request_hash). */
   requestHash?: string
+  /** The algorithm the session's answers are signed with, as negotiated at handshake. */
+  answerAlgorithm?: string
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

@@ -9,6 +9,7 @@ import { HKDF_INFO, HMAC_ALGORITHM } from './crypto.js'
 import { ACS_ERRORS, AcsError } from './errors.js'
 import { acsMethod, STEP_NAMES } from './methods.js'
 import type { AcsSettings } from './settings.js'
+import { verifiedAlgorithms } from './signatures.js'
 import { traceEmission } from './trace.js'
 
 /** The ACS version Warden speaks. */
@@ -32,6 +33,34 @@ export interface Negotiated {
   methods: Set<string> | undefined
   /** What the ClientHello asked for, canonical; a second hello for the session must match it. */
   terms: string
+  /** The algorithm the Guardian signs this session's answers with (none: unsigned). */
+  answerAlgorithm?: string
+}
+
+/**
+ * The algorithm a Guardian signs a session's answers with (ACS-Crypto, §10.1): the first of
+ * its own — its signing keys in configured order, then HMAC-SHA256 when it has shared keys —
+ * that the client offered in `signature_algorithms_supported`. A client that offers none
+ * gets HMAC-SHA256 when the Guardian has shared keys, else its first signing key's algorithm.
+ * @throws AcsError -32000 when the client offered algorithms and none is the Guardian's.
+ */
+export function answerAlgorithm(settings: AcsSettings, offered: string[] | undefined): string | undefined {
+  const own = [
+    ...new Set([
+      ...settings.signingKeys.map((k) => k.algorithm as string),
+      ...(settings.keys.length > 0 ? [HMAC_ALGORITHM] : []),
+    ]),
+  ]
+  if (offered === undefined) return settings.keys.length > 0 ? HMAC_ALGORITHM : own[0]
+  const chosen = own.find((name) => offered.includes(name))
+  if (chosen === undefined && own.length > 0) {
+    throw new AcsError(
+      ACS_ERRORS.sessionRefused,
+      `no common signature algorithm: the client verifies ${JSON.stringify(offered.slice(0, 10))}, this Guardian signs with ${JSON.stringify(own)}`,
+      { reason: 'no_common_signature_algorithm', signature_algorithms_supported: own },
+    )
+  }
+  return chosen
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -111,6 +140,8 @@ export function serverHello(
     )
   }
   const implemented = stringList(params.methods_implemented, 'methods_implemented')
+  const offered = stringList(params.signature_algorithms_supported, 'signature_algorithms_supported')
+  const selected = answerAlgorithm(settings, offered)
   const profiles = stringList(params.profiles_supported, 'profiles_supported') ?? ['acs-core']
   const accepted = profiles.filter(
     (p) =>
@@ -118,13 +149,15 @@ export function serverHello(
       p === 'acs-audit' ||
       p === 'acs-inspect' ||
       p === 'acs-inspect-dynamic' ||
-      (p === 'acs-trace' && settings.trace.otel),
+      (p === 'acs-trace' && settings.trace.otel) ||
+      // ACS-Crypto needs ML-DSA-65 (conformance.md): accepted with an ML-DSA-65 signing key.
+      (p === 'acs-crypto' && settings.signingKeys.some((k) => k.algorithm === 'ML-DSA-65')),
   )
   const hello: JsonObject = {
     negotiated_version: ACS_VERSION,
     methods_evaluated: methodsEvaluated(engine, settings),
     selected_transport: transport,
-    signature_algorithms_supported: [HMAC_ALGORITHM],
+    signature_algorithms_supported: verifiedAlgorithms(settings),
     signatures_required: settings.requireSignatures,
     timeout_config: { default_ms: settings.defaultTimeoutMs, per_method: {} },
     on_decision_failure: settings.onDecisionFailure,
@@ -136,6 +169,7 @@ export function serverHello(
     profiles_accepted: accepted.length > 0 ? accepted : ['acs-core'],
     wrapped_protocols: ['mcp'],
   }
+  if (selected !== undefined) hello.selected_signature_algorithm = selected
   if (settings.keyDerivation !== 'session-info') {
     hello.key_derivation = { algorithm: 'HKDF-SHA256', salt: 'session_id', info: HKDF_INFO }
   }
@@ -143,6 +177,9 @@ export function serverHello(
     [...new Set(implemented ?? ['*'])].sort(),
     [...common].sort(),
     params.provenance_producer ?? null,
+    selected ?? null,
   ])
-  return { hello, negotiated: { methods: implemented ? new Set(implemented) : undefined, terms } }
+  const negotiated: Negotiated = { methods: implemented ? new Set(implemented) : undefined, terms }
+  if (selected !== undefined) negotiated.answerAlgorithm = selected
+  return { hello, negotiated }
 }

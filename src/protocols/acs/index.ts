@@ -1,12 +1,20 @@
 // ACS (Agent Control Standard) v0.1 over JSON-RPC 2.0: the method → event mapping, signed
 // envelopes, replay protection, the session hash chain, and the service the server mounts.
 
+export type { AsymmetricAlgorithm, SigningKey, VerifyingKey } from './algorithms.js'
+export {
+  ASYMMETRIC_ALGORITHMS,
+  generateSigningKeyPair,
+  isAsymmetric,
+  signingKey,
+  verifyingKey,
+} from './algorithms.js'
 export type { ApprovalOutcome, Approvals } from './approver.js'
 export { createApprovals } from './approver.js'
 export type { AcsApprover, AcsIntentSettings, AcsTraceSettings } from './approver-settings.js'
 export type { ClientKey, HelloOptions, RequestOptions } from './client.js'
-export { acsRequest, clientHello, responseSigned } from './client.js'
-export type { AcsSignature, KeyDerivation } from './crypto.js'
+export { acsRequest, clientHello, responseSigned, responseVerifies } from './client.js'
+export type { AcsSignature, EnvelopeSigner, KeyDerivation } from './crypto.js'
 export {
   canonicalJson,
   composedCanonical,
@@ -22,6 +30,7 @@ export {
   requestSignedInput,
   sha256Hex,
   signEnvelope,
+  signEnvelopeWith,
   signedInput,
   signMessage,
 } from './crypto.js'
@@ -30,7 +39,7 @@ export type { AcsRequest } from './envelope.js'
 export { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
 export { encodeFrame, FrameError, FrameReader } from './framing.js'
 export type { AcsTransport } from './handshake.js'
-export { ACS_VERSION, clientHelloOf, sameMajor, serverHello } from './handshake.js'
+export { ACS_VERSION, answerAlgorithm, clientHelloOf, sameMajor, serverHello } from './handshake.js'
 export type { Intent, IntentExtension, ScopeMode, SessionIntent } from './intent.js'
 export { covers, intentOf, requestedCapability, SCOPE_MODES } from './intent.js'
 export { jcs, jcsWithout } from './jcs.js'

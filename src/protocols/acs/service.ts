@@ -7,7 +7,7 @@
 
 import type { Engine, JsonObject, OnCallerGone } from '../../core/index.js'
 import { decodeBody, errorResponse, type RpcError } from '../aos/index.js'
-import { sha256Hex, signEnvelope } from './crypto.js'
+import { sha256Hex, signEnvelope, signEnvelopeWith } from './crypto.js'
 import { decisionResult, deferReason } from './decisions.js'
 import { type AcsRequest, checkEnvelope, checkShell } from './envelope.js'
 import { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
@@ -271,19 +271,27 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
   }
 
   function respond(
-    request: { id: string | number; sessionId?: string; requestId?: string },
+    request: { id: string | number; sessionId?: string; requestId?: string; answerAlgorithm?: string },
     result: JsonObject,
   ): JsonObject {
     result.acs_version = ACS_VERSION
     if (request.requestId) result.request_id = request.requestId
     result.timestamp = isoAt(now())
     const response: JsonObject = { jsonrpc: '2.0', id: request.id, result }
+    if (request.sessionId === undefined) return response
+    // The session's negotiated algorithm; HMAC-SHA256 without one (or a session without a
+    // handshake), else the first signing key.
+    const algorithm = request.answerAlgorithm
+    const signer = algorithm ? settings.signingKeys.find((k) => k.algorithm === algorithm) : undefined
     const current = settings.keys[0]
-    if (current && request.sessionId !== undefined)
+    if (signer) texts.set(response, signEnvelopeWith(response, 'result', signer))
+    else if (current)
       texts.set(
         response,
         signEnvelope(response, 'result', signatures.keyFor(current, request.sessionId), current.id),
       )
+    else if (settings.signingKeys[0])
+      texts.set(response, signEnvelopeWith(response, 'result', settings.signingKeys[0]))
     return response
   }
 
@@ -329,14 +337,21 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     let checked: AcsRequest | undefined
     try {
       if (shell.method === 'handshake/hello') {
+        const hello = handshakes.accept(message as JsonObject, shell.params, tenantOf(shell.params, caller))
+        const selected = hello.selected_signature_algorithm
         return respond(
-          { id: shell.id, ...(sessionId ? { sessionId } : {}) },
-          handshakes.accept(message as JsonObject, shell.params, tenantOf(shell.params, caller)),
+          {
+            id: shell.id,
+            ...(sessionId ? { sessionId } : {}),
+            ...(typeof selected === 'string' ? { answerAlgorithm: selected } : {}),
+          },
+          hello,
         )
       }
       const request = checkEnvelope(shell)
       checked = request
-      handshakes.check(request, tenantOf(request.params, caller))
+      const negotiated = handshakes.check(request, tenantOf(request.params, caller))
+      if (negotiated?.answerAlgorithm) request.answerAlgorithm = negotiated.answerAlgorithm
       checkTimestamp(request)
       const canonicalParams = jcsWithout(request.params, 'signature')
       request.requestHash = sha256Hex(canonicalParams)

@@ -43,8 +43,11 @@ export interface Handshakes {
    * signature, -32000 for a hello that would renegotiate, and the refusals of serverHello.
    */
   accept(message: JsonObject, params: JsonObject, tenant: string | undefined): JsonObject
-  /** @throws AcsError -32003 when the request's session did not negotiate its method. */
-  check(request: AcsRequest, tenant: string | undefined): void
+  /**
+   * @returns the session's negotiated terms (undefined without a handshake, when none is required).
+   * @throws AcsError -32003 when the request's session did not negotiate its method.
+   */
+  check(request: AcsRequest, tenant: string | undefined): Negotiated | undefined
 }
 
 /** Creates the handshake registry of a Guardian. */
@@ -87,10 +90,10 @@ export function createHandshakes(
     return hello
   }
 
-  function check(request: AcsRequest, tenant: string | undefined): void {
+  function check(request: AcsRequest, tenant: string | undefined): Negotiated | undefined {
     const negotiated = negotiatedSessions.get(tenantKey(tenant, request.sessionId))
     if (!negotiated) {
-      if (!settings.requireHandshake) return
+      if (!settings.requireHandshake) return undefined
       throw new AcsError(
         ACS_ERRORS.capabilityNotNegotiated,
         'no handshake for this session: send handshake/hello first, with this metadata.session_id',
@@ -98,9 +101,10 @@ export function createHandshakes(
       )
     }
     const methods = negotiated.methods
-    if (!methods || methods.has(request.method)) return
+    if (!methods || methods.has(request.method)) return negotiated
     if (request.method.startsWith('protocols/MCP/') || request.method.startsWith('wrapped:')) {
-      for (const m of methods) if (m.startsWith('protocols/MCP/') || m.startsWith('wrapped:')) return
+      for (const m of methods)
+        if (m.startsWith('protocols/MCP/') || m.startsWith('wrapped:')) return negotiated
     }
     throw new AcsError(
       ACS_ERRORS.capabilityNotNegotiated,

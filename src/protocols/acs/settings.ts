@@ -3,7 +3,14 @@
 // posture and deferral bounds. Validated here; secrets are opened but never echoed.
 
 import { z } from 'zod'
-import { formatZodError, WardenError } from '../../core/index.js'
+import { errorMessage, formatZodError, WardenError } from '../../core/index.js'
+import {
+  ASYMMETRIC_ALGORITHMS,
+  type SigningKey,
+  signingKey,
+  type VerifyingKey,
+  verifyingKey,
+} from './algorithms.js'
 import {
   type AcsApprover,
   type AcsIntentSettings,
@@ -27,6 +34,31 @@ const keySchema = z
   })
   .strict()
 
+const algorithmSchema = z.enum(ASYMMETRIC_ALGORITHMS)
+
+/** A private key the Guardian signs its answers with (ACS-Crypto). */
+const signingKeySchema = z
+  .object({
+    id: z.string().min(1).max(128),
+    algorithm: algorithmSchema,
+    /** PEM PKCS#8 (ECDSA-P256, Ed25519) or the base64 seed (ML-DSA-65), sealed or env:NAME. */
+    privateKey: z
+      .string()
+      .min(1)
+      .regex(/^(wsec:v1:|env:)/, 'must be a sealed secret (wsec:v1:…, see `warden secrets`) or env:NAME'),
+  })
+  .strict()
+
+/** A public key of an Observed Agent whose signed requests the Guardian verifies. */
+const agentKeySchema = z
+  .object({
+    id: z.string().min(1).max(128),
+    algorithm: algorithmSchema,
+    /** PEM SPKI (ECDSA-P256, Ed25519) or the base64 public key (ML-DSA-65), or env:NAME. */
+    publicKey: z.string().min(1).max(16_384),
+  })
+  .strict()
+
 /** The schema of `acs:`. */
 export const acsSettingsSchema = z
   .object({
@@ -47,6 +79,8 @@ export const acsSettingsSchema = z
     intent: intentSettingsSchema.optional(),
     approvers: z.array(approverSchema).max(16).optional(),
     trace: traceSettingsSchema.optional(),
+    signingKeys: z.array(signingKeySchema).max(8).optional(),
+    agentKeys: z.array(agentKeySchema).max(64).optional(),
   })
   .strict()
 
@@ -79,6 +113,10 @@ export interface AcsSettings {
   approvers: AcsApprover[]
   /** ACS-Trace emission (announced as `trace_emission`). */
   trace: AcsTraceSettings
+  /** The Guardian's asymmetric keys, in order of preference, for signing its answers. */
+  signingKeys: SigningKey[]
+  /** Observed Agents' public keys, for verifying their asymmetrically signed requests. */
+  agentKeys: VerifyingKey[]
 }
 
 export const ACS_DEFAULTS = {
@@ -105,23 +143,43 @@ export function resolveAcsSettings(
   const parsed = acsSettingsSchema.safeParse(raw ?? {})
   if (!parsed.success) throw new WardenError('invalid-config', formatZodError(parsed.error, 'acs'))
   const input = parsed.data
-  const keys: AcsKey[] = (input.keys ?? []).map((key) => {
-    let secret: string | undefined
-    if (key.secret.startsWith('env:')) {
-      secret = env[key.secret.slice(4)]
-      if (!secret)
+  const opened = (where: string, value: string): string => {
+    if (value.startsWith('env:')) {
+      const found = env[value.slice(4)]
+      if (!found)
         throw new WardenError(
           'invalid-config',
-          `acs.keys ${key.id}: the environment variable ${key.secret.slice(4)} is not set`,
+          `${where}: the environment variable ${value.slice(4)} is not set`,
         )
-    } else {
-      if (!secrets)
-        throw new WardenError(
-          'invalid-config',
-          `acs.keys ${key.id}: a sealed secret needs the secret key (WARDEN_SECRET_KEY)`,
-        )
-      secret = secrets.open(key.secret)
+      return found
     }
+    if (!value.startsWith('wsec:v1:')) return value
+    if (!secrets)
+      throw new WardenError(
+        'invalid-config',
+        `${where}: a sealed secret needs the secret key (WARDEN_SECRET_KEY)`,
+      )
+    return secrets.open(value)
+  }
+  const built = <T>(where: string, make: () => T): T => {
+    try {
+      return make()
+    } catch (error) {
+      throw new WardenError('invalid-config', `${where}: ${errorMessage(error)}`)
+    }
+  }
+  const signingKeys = (input.signingKeys ?? []).map((key) => {
+    const where = `acs.signingKeys ${key.id}`
+    const material = opened(where, key.privateKey)
+    return built(where, () => signingKey(key.id, key.algorithm, material))
+  })
+  const agentKeys = (input.agentKeys ?? []).map((key) => {
+    const where = `acs.agentKeys ${key.id}`
+    const material = opened(where, key.publicKey)
+    return built(where, () => verifyingKey(key.id, key.algorithm, material))
+  })
+  const keys: AcsKey[] = (input.keys ?? []).map((key) => {
+    const secret = opened(`acs.keys ${key.id}`, key.secret)
     return {
       id: key.id,
       material: Buffer.from(secret, 'utf8'),
@@ -132,6 +190,8 @@ export function resolveAcsSettings(
   return settingsWith({
     ...input,
     keys,
+    signingKeys,
+    agentKeys,
     approvers,
     intent: {
       defaultScopeMode: input.intent?.defaultScopeMode ?? 'ask',
@@ -150,9 +210,10 @@ export function settingsWith(
   input: Partial<Omit<AcsSettings, 'keys'>> & { keys?: AcsKey[] } = {},
 ): AcsSettings {
   const keys = input.keys ?? []
+  const agentKeys = input.agentKeys ?? []
   return {
     requireHandshake: input.requireHandshake ?? true,
-    requireSignatures: input.requireSignatures ?? keys.length > 0,
+    requireSignatures: input.requireSignatures ?? (keys.length > 0 || agentKeys.length > 0),
     keys,
     skewWindowMs: input.skewWindowMs ?? ACS_DEFAULTS.skewWindowMs,
     onDecisionFailure: input.onDecisionFailure ?? 'deny',
@@ -165,5 +226,7 @@ export function settingsWith(
     intent: input.intent ?? { defaultScopeMode: 'ask', strictExtensible: [] },
     approvers: input.approvers ?? [],
     trace: input.trace ?? { otel: true, ocsf: false },
+    signingKeys: input.signingKeys ?? [],
+    agentKeys,
   }
 }

@@ -4,6 +4,7 @@
 // its signature, compared in constant time. Refusals are SIGNATURE_INVALID (-32004).
 
 import type { JsonObject } from '../../core/index.js'
+import { isAsymmetric } from './algorithms.js'
 import { deriveSessionKey, HMAC_ALGORITHM, hmacMatches, requestSignedInput } from './crypto.js'
 import { ACS_ERRORS, AcsError } from './errors.js'
 import type { AcsKey, AcsSettings } from './settings.js'
@@ -22,6 +23,13 @@ export interface SignatureCheck {
    * @throws AcsError -32004 naming what is missing, malformed or does not verify.
    */
   verify(sessionId: string, message: JsonObject, canonicalParams: string): boolean
+}
+
+/** The algorithms this Guardian verifies on requests: HMAC with keys, and its agent keys'. */
+export function verifiedAlgorithms(settings: AcsSettings): string[] {
+  const names = settings.keys.length > 0 || settings.agentKeys.length === 0 ? [HMAC_ALGORITHM] : []
+  for (const key of settings.agentKeys) if (!names.includes(key.algorithm)) names.push(key.algorithm)
+  return names
 }
 
 function refuse(message: string): AcsError {
@@ -58,13 +66,27 @@ export function createSignatureCheck(settings: AcsSettings, now: () => number): 
       throw refuse('params.signature must be an object {algorithm, value, key_id}')
     }
     const { algorithm, value, key_id: keyId } = signature as JsonObject
-    if (algorithm !== HMAC_ALGORITHM) {
-      throw refuse(
-        `signature algorithm ${JSON.stringify(algorithm).slice(0, 40)} is not supported; sign with HMAC-SHA256`,
-      )
-    }
     if (typeof value !== 'string' || typeof keyId !== 'string') {
       throw refuse('signature.value (base64) and signature.key_id (string) are required')
+    }
+    if (isAsymmetric(algorithm)) {
+      const agentKey = settings.agentKeys.find((k) => k.id === keyId && k.algorithm === algorithm)
+      if (!agentKey) {
+        throw refuse(
+          `key_id ${JSON.stringify(keyId).slice(0, 80)} is not an ${algorithm} agent key of this Guardian (acs.agentKeys); re-resolve the key id`,
+        )
+      }
+      if (!agentKey.verify(requestSignedInput(message, canonicalParams), value)) {
+        throw refuse(
+          `the ${algorithm} signature does not verify over the RFC 8785 canonical envelope (without signature) under agent key ${JSON.stringify(keyId).slice(0, 80)}; re-sign the request`,
+        )
+      }
+      return true
+    }
+    if (algorithm !== HMAC_ALGORITHM) {
+      throw refuse(
+        `signature algorithm ${JSON.stringify(algorithm).slice(0, 40)} is not supported; sign with ${verifiedAlgorithms(settings).join(', ')}`,
+      )
     }
     const t = now()
     const key = settings.keys.find((k) => k.id === keyId && (k.notAfter === undefined || k.notAfter > t))

@@ -1,0 +1,161 @@
+// ACS-Crypto over a real /acs: ECDSA-P256, Ed25519 and ML-DSA-65 negotiated in the handshake
+// (the client's signature_algorithms_supported, the ServerHello's selected_signature_algorithm),
+// requests signed with the agent's key and verified by the Guardian, answers signed with the
+// Guardian's key and verified by the agent; forged signatures refused both ways; keys from
+// configuration (env PEM, base64 seed) checked with errors that name the key.
+
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  ASYMMETRIC_ALGORITHMS,
+  type AsymmetricAlgorithm,
+  acsRequest,
+  clientHello,
+  generateSigningKeyPair,
+  resolveAcsSettings,
+  responseSigned,
+  responseVerifies,
+  signingKey,
+  verifyingKey,
+} from '../../src/protocols/acs/index.js'
+import { type AcsGuardian, KEY, startAcs } from './helper.js'
+
+const TOOL = { tool: { id: 'send_sms' }, arguments: { to: { value: '+1-555-0100' } } }
+
+/** For each algorithm: the Guardian's pair and the agent's pair. */
+const PAIRS = Object.fromEntries(
+  ASYMMETRIC_ALGORITHMS.map((algorithm) => [
+    algorithm,
+    { guardian: generateSigningKeyPair(algorithm), agent: generateSigningKeyPair(algorithm) },
+  ]),
+) as Record<AsymmetricAlgorithm, Record<'guardian' | 'agent', { privateKey: string; publicKey: string }>>
+
+const id = (who: string, algorithm: string) => `${who}-${algorithm.toLowerCase()}`
+
+let g: AcsGuardian
+
+beforeAll(async () => {
+  g = await startAcs({
+    hooks: [{ name: 'ok', event: 'tool.pre', handler: { type: 'allow' } }],
+    settings: {
+      signingKeys: ASYMMETRIC_ALGORITHMS.map((a) =>
+        signingKey(id('guardian', a), a, PAIRS[a].guardian.privateKey),
+      ),
+      agentKeys: ASYMMETRIC_ALGORITHMS.map((a) => verifyingKey(id('agent', a), a, PAIRS[a].agent.publicKey)),
+    },
+  })
+})
+afterAll(() => g.close())
+
+describe.each(ASYMMETRIC_ALGORITHMS)('ACS-Crypto with %s', (algorithm) => {
+  const agentSigner = () => signingKey(id('agent', algorithm), algorithm, PAIRS[algorithm].agent.privateKey)
+  const guardianKey = () =>
+    verifyingKey(id('guardian', algorithm), algorithm, PAIRS[algorithm].guardian.publicKey)
+
+  it('negotiates the algorithm, and signs and verifies both ways', async () => {
+    const sessionId = randomUUID()
+    const hello = await g.post(
+      clientHello(sessionId, { signature_algorithms_supported: [algorithm] }, { signer: agentSigner() }),
+    )
+    expect(hello.body.result.selected_signature_algorithm).toBe(algorithm)
+    expect(hello.body.result.signature_algorithms_supported).toContain(algorithm)
+    expect(hello.body.result.signature.algorithm).toBe(algorithm)
+    expect(responseVerifies(hello.body, guardianKey())).toBe(true)
+
+    const answer = await g.post(
+      acsRequest('steps/toolCallRequest', TOOL, { sessionId, signer: agentSigner() }),
+    )
+    expect(answer.body.result.decision).toBe('allow')
+    expect(answer.body.result.signature).toMatchObject({ algorithm, key_id: id('guardian', algorithm) })
+    expect(responseVerifies(answer.body, guardianKey())).toBe(true)
+    // Not an HMAC answer: the shared key does not verify it.
+    expect(responseSigned(answer.body, KEY, sessionId)).toBe(false)
+    // A tampered answer does not verify.
+    const tampered = structuredClone(answer.body)
+    tampered.result.decision = 'deny'
+    expect(responseVerifies(tampered, guardianKey())).toBe(false)
+  })
+
+  it('refuses a request signed by another key under the agent key id (-32004)', async () => {
+    const sessionId = randomUUID()
+    await g.post(
+      clientHello(sessionId, { signature_algorithms_supported: [algorithm] }, { signer: agentSigner() }),
+    )
+    const impostor = signingKey(
+      id('agent', algorithm),
+      algorithm,
+      generateSigningKeyPair(algorithm).privateKey,
+    )
+    const forged = await g.post(acsRequest('steps/toolCallRequest', TOOL, { sessionId, signer: impostor }))
+    expect(forged.body.error.code).toBe(-32004)
+    expect(forged.body.error.message).toMatch(new RegExp(`${algorithm} signature does not verify`))
+  })
+})
+
+describe('ACS-Crypto negotiation', () => {
+  it('refuses a session when no algorithm the client verifies is one the Guardian signs with', async () => {
+    const sessionId = randomUUID()
+    const hello = await g.post(
+      clientHello(sessionId, { signature_algorithms_supported: ['RSA-PSS-SHA256'] }, { key: KEY }),
+    )
+    expect(hello.body.error.code).toBe(-32000)
+    expect(hello.body.error.data.reason).toBe('no_common_signature_algorithm')
+  })
+
+  it('prefers the Guardian order among the offered algorithms, and HMAC without an offer', async () => {
+    const both = await g.post(
+      clientHello(randomUUID(), { signature_algorithms_supported: ['HMAC-SHA256', 'Ed25519'] }, { key: KEY }),
+    )
+    expect(both.body.result.selected_signature_algorithm).toBe('Ed25519')
+    const sessionId = randomUUID()
+    const plain = await g.post(clientHello(sessionId, {}, { key: KEY }))
+    expect(plain.body.result.selected_signature_algorithm).toBe('HMAC-SHA256')
+    const answer = await g.post(acsRequest('steps/toolCallRequest', TOOL, { sessionId, key: KEY }))
+    expect(responseSigned(answer.body, KEY, sessionId)).toBe(true)
+  })
+
+  it('refuses an algorithm whose key id is not an agent key, naming it', async () => {
+    const sessionId = randomUUID()
+    await g.post(clientHello(sessionId, {}, { key: KEY }))
+    const stranger = signingKey('nobody', 'Ed25519', PAIRS.Ed25519.agent.privateKey)
+    const answer = await g.post(acsRequest('steps/toolCallRequest', TOOL, { sessionId, signer: stranger }))
+    expect(answer.body.error.code).toBe(-32004)
+    expect(answer.body.error.message).toMatch(/"nobody" is not an Ed25519 agent key/)
+  })
+})
+
+describe('ACS-Crypto configuration', () => {
+  it('reads keys from the environment (PEM, base64 seed) and names a key of the wrong kind', () => {
+    const env = {
+      EC_PRIVATE: PAIRS['ECDSA-P256'].guardian.privateKey,
+      PQ_SEED: PAIRS['ML-DSA-65'].guardian.privateKey,
+    }
+    const settings = resolveAcsSettings(
+      {
+        signingKeys: [
+          { id: 'g-pq', algorithm: 'ML-DSA-65', privateKey: 'env:PQ_SEED' },
+          { id: 'g-ec', algorithm: 'ECDSA-P256', privateKey: 'env:EC_PRIVATE' },
+        ],
+        agentKeys: [{ id: 'a-ed', algorithm: 'Ed25519', publicKey: PAIRS.Ed25519.agent.publicKey }],
+      },
+      undefined,
+      env,
+    )
+    expect(settings.signingKeys.map((k) => k.algorithm)).toEqual(['ML-DSA-65', 'ECDSA-P256'])
+    expect(settings.requireSignatures).toBe(true)
+    expect(() =>
+      resolveAcsSettings(
+        { signingKeys: [{ id: 'g-ed', algorithm: 'Ed25519', privateKey: 'env:EC_PRIVATE' }] },
+        undefined,
+        env,
+      ),
+    ).toThrow(/acs.signingKeys g-ed: .*not an Ed25519 key/)
+    expect(() =>
+      resolveAcsSettings(
+        { agentKeys: [{ id: 'a-pq', algorithm: 'ML-DSA-65', publicKey: 'c2hvcnQ=' }] },
+        undefined,
+        env,
+      ),
+    ).toThrow(/acs.agentKeys a-pq: an ML-DSA-65 public key must be 1952 bytes/)
+  })
+})
