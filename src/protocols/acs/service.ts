@@ -7,7 +7,7 @@
 
 import type { Engine, JsonObject, OnCallerGone } from '../../core/index.js'
 import { decodeBody, errorResponse, type RpcError } from '../aos/index.js'
-import { sha256Hex, signEnvelope, signEnvelopeWith } from './crypto.js'
+import { sha256Hex, signEnvelopeWith } from './crypto.js'
 import { decisionResult, deferReason } from './decisions.js'
 import { type AcsRequest, checkEnvelope, checkShell } from './envelope.js'
 import { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
@@ -279,30 +279,9 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     result.timestamp = isoAt(now())
     const response: JsonObject = { jsonrpc: '2.0', id: request.id, result }
     if (request.sessionId === undefined) return response
-    // The session's negotiated algorithm; HMAC-SHA256 without one (or a session without a
-    // handshake), else the first signing key.
-    const algorithm = request.answerAlgorithm
-    const signer = algorithm ? settings.signingKeys.find((k) => k.algorithm === algorithm) : undefined
-    const current = settings.keys[0]
+    const signer = signatures.answerSigner(request.sessionId, request.answerAlgorithm)
     if (signer) texts.set(response, signEnvelopeWith(response, 'result', signer))
-    else if (current)
-      texts.set(
-        response,
-        signEnvelope(response, 'result', signatures.keyFor(current, request.sessionId), current.id),
-      )
-    else if (settings.signingKeys[0])
-      texts.set(response, signEnvelopeWith(response, 'result', settings.signingKeys[0]))
     return response
-  }
-
-  function pingVerifies(sessionId: string, message: JsonObject): boolean {
-    const params = message.params as JsonObject | undefined
-    if (params?.signature === undefined) return false
-    try {
-      return signatures.verify(sessionId, message, jcsWithout(params, 'signature'))
-    } catch {
-      return false
-    }
   }
 
   async function one(message: unknown, caller: AcsCaller): Promise<JsonObject> {
@@ -329,7 +308,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       return respond(
         {
           id: shell.id,
-          ...(sessionId && pingVerifies(sessionId, message as JsonObject) ? { sessionId } : {}),
+          ...(sessionId && signatures.signedAndValid(sessionId, message as JsonObject) ? { sessionId } : {}),
         },
         { type: 'final', decision: 'allow', payload },
       )

@@ -5,8 +5,16 @@
 
 import type { JsonObject } from '../../core/index.js'
 import { isAsymmetric } from './algorithms.js'
-import { deriveSessionKey, HMAC_ALGORITHM, hmacMatches, requestSignedInput } from './crypto.js'
+import {
+  deriveSessionKey,
+  type EnvelopeSigner,
+  HMAC_ALGORITHM,
+  hmacMatches,
+  hmacSha256,
+  requestSignedInput,
+} from './crypto.js'
 import { ACS_ERRORS, AcsError } from './errors.js'
+import { jcsWithout } from './jcs.js'
 import type { AcsKey, AcsSettings } from './settings.js'
 
 /** Most per-session keys kept derived (HKDF costs more than the HMAC it keys). */
@@ -23,6 +31,14 @@ export interface SignatureCheck {
    * @throws AcsError -32004 naming what is missing, malformed or does not verify.
    */
   verify(sessionId: string, message: JsonObject, canonicalParams: string): boolean
+  /**
+   * What signs a session's answers: the signing key of the negotiated algorithm; else (no
+   * handshake, or HMAC negotiated) HMAC-SHA256 under the current shared key; else the first
+   * signing key. Undefined for a Guardian without keys.
+   */
+  answerSigner(sessionId: string, algorithm: string | undefined): EnvelopeSigner | undefined
+  /** Whether a message carries a signature that verifies (never throws). */
+  signedAndValid(sessionId: string, message: JsonObject): boolean
 }
 
 /** The algorithms this Guardian verifies on requests: HMAC with keys, and its agent keys'. */
@@ -103,5 +119,28 @@ export function createSignatureCheck(settings: AcsSettings, now: () => number): 
     return true
   }
 
-  return { keyFor, verify }
+  function answerSigner(sessionId: string, algorithm: string | undefined): EnvelopeSigner | undefined {
+    const chosen = algorithm ? settings.signingKeys.find((k) => k.algorithm === algorithm) : undefined
+    if (chosen) return chosen
+    const current = settings.keys[0]
+    if (!current) return settings.signingKeys[0]
+    const key = keyFor(current, sessionId)
+    return {
+      id: current.id,
+      algorithm: HMAC_ALGORITHM,
+      sign: (input) => hmacSha256(key, input).toString('base64'),
+    }
+  }
+
+  function signedAndValid(sessionId: string, message: JsonObject): boolean {
+    const params = message.params as JsonObject | undefined
+    if (params?.signature === undefined) return false
+    try {
+      return verify(sessionId, message, jcsWithout(params, 'signature'))
+    } catch {
+      return false
+    }
+  }
+
+  return { keyFor, verify, answerSigner, signedAndValid }
 }
