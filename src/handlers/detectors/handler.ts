@@ -17,7 +17,7 @@ import {
 import { egressDetector } from './egress.js'
 import { injectionDetector } from './injection.js'
 import { pathsDetector } from './paths.js'
-import { formatPath, payloadStrings, redactText, replaceStrings } from './payload.js'
+import { formatPath, payloadKeys, payloadStrings, redactText, replaceStrings } from './payload.js'
 import { piiDetector } from './pii.js'
 import { secretsDetector } from './secrets.js'
 import { shellDetector } from './shell.js'
@@ -141,27 +141,47 @@ function prepareDetector(config: unknown, hook: HookSpec) {
       byField.set(field, { value: s.value, findings })
       for (const finding of findings) hits.push({ field, finding, value: s.value })
     }
+    // Object keys can carry what a detector looks for too; they cannot be redacted in place.
+    let inKeys = false
+    if (detector.target === 'all' && !settings.fields)
+      for (const k of payloadKeys(event.payload)) {
+        const findings = scan(k.value)
+        if (findings.length === 0) continue
+        inKeys = true
+        for (const finding of findings)
+          hits.push({
+            field: `a key in ${formatPath(k.path.slice(0, -1)) || 'the payload'}`,
+            finding,
+            value: k.value,
+          })
+      }
     if (hits.length === 0) return { type: 'allow' }
     const kinds = [...new Set(hits.map((h) => h.finding.kind))]
     const reasonCode = [`detector.${detector.name}`, ...kinds]
     const redact = sensitiveValues(hits)
     const extra = redact.length > 0 ? { redact } : {}
-    if (action === 'redact') {
+    // A field path can pass through a key that is itself a secret: mask it in the reason.
+    const describe = (verb: string) =>
+      redact.reduce(
+        (text, secret) => text.split(secret).join('[REDACTED]'),
+        describeHits(detector.name, hits, verb),
+      )
+    if (action === 'redact' && !inKeys) {
       const replacements = new Map<string, string>()
       for (const [field, { value, findings }] of byField)
         replacements.set(field, redactText(value, findings, placeholder))
       return {
         type: 'modify',
         payload: replaceStrings(event.payload, replacements),
-        reason: settings.reason ?? describeHits(detector.name, hits, 'redacted'),
+        reason: settings.reason ?? describe('redacted'),
         reasonCode,
         ...extra,
       }
     }
-    const reason = settings.reason ?? describeHits(detector.name, hits, 'found')
-    return action === 'ask'
-      ? { type: 'ask', reason, reasonCode, ...extra }
-      : { type: 'deny', reason, reasonCode, ...extra }
+    const found = settings.reason ?? describe('found')
+    if (action === 'ask') return { type: 'ask', reason: found, reasonCode, ...extra }
+    const reason = action === 'redact' ? `${found} (in an object key, which cannot be redacted)` : found
+    return { type: 'deny', reason, reasonCode, ...extra }
   }
 }
 

@@ -86,6 +86,24 @@ export function payloadStrings(
   return { strings: out, complete }
 }
 
+/** The object keys of `payload` (bounded like {@link payloadStrings}), each with the path of its object. */
+export function payloadKeys(payload: JsonObject): PayloadString[] {
+  const out: PayloadString[] = []
+  const visit = (value: Json | undefined, path: (string | number)[], depth: number) => {
+    if (value === null || typeof value !== 'object' || depth > MAX_DEPTH || out.length >= MAX_STRINGS) return
+    if (Array.isArray(value)) {
+      for (const [i, item] of value.entries()) visit(item, [...path, i], depth + 1)
+      return
+    }
+    for (const [k, v] of Object.entries(value)) {
+      out.push({ path: [...path, k], key: k, value: k })
+      visit(v, [...path, k], depth + 1)
+    }
+  }
+  visit(payload, [], 0)
+  return out
+}
+
 /** `text` with each finding's span replaced by the placeholder (overlapping spans merged). */
 export function redactText(text: string, findings: readonly Finding[], placeholder: string): string {
   const spans = [...findings].sort((a, b) => a.start - b.start)

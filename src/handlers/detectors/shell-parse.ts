@@ -41,9 +41,15 @@ export function parseShell(source: string, depth = 0, vars: Map<string, string> 
   return script
 }
 
+/** 1 for ASCII characters with no meaning to the shell inside a word. */
+const PLAIN = new Uint8Array(128)
+for (let c = 33; c < 127; c++) if (!'\\\'"`$;&|()<>'.includes(String.fromCharCode(c))) PLAIN[c] = 1
+
 class Reader {
   pos = 0
   pipeline = 0
+  /** Groups and function bodies open around the current position. */
+  private nesting = 0
   private pendingHeredocs: { delimiter: string; redirect: Redirect }[] = []
 
   constructor(
@@ -54,6 +60,20 @@ class Reader {
 
   /** Reads commands into `script` until `close` (`)`, `}`) or the end. */
   parseList(script: ParsedScript, close: string | undefined): void {
+    // Past the bound, the rest of the line is not read (what was read still counts).
+    if (this.nesting >= SHELL_LIMITS.maxNesting) {
+      this.pos = this.src.length
+      return
+    }
+    this.nesting++
+    try {
+      this.parseItems(script, close)
+    } finally {
+      this.nesting--
+    }
+  }
+
+  private parseItems(script: ParsedScript, close: string | undefined): void {
     let stage = 0
     let current: SimpleCommand | undefined
     let guard = 0
@@ -113,12 +133,12 @@ class Reader {
       }
       current ??= this.open(script, stage)
       if (token.subs) current.substitutions.push(...token.subs)
-      if (!token.quoted && current.argv.length === 0 && isAssignment(word)) {
+      if (!token.quoted && current.argv.length === 0 && word.includes('=') && isAssignment(word)) {
         const at = word.indexOf('=')
         this.vars.set(word.slice(0, at), word.slice(at + 1))
         continue
       }
-      if (!token.quoted && /^\{[^{}\s]*,[^{}\s]*\}$/.test(word))
+      if (!token.quoted && word.charCodeAt(0) === 123 && /^\{[^{}\s]*,[^{}\s]*\}$/.test(word))
         current.argv.push(...word.slice(1, -1).split(','))
       else current.argv.push(word)
     }
@@ -263,6 +283,13 @@ class Reader {
       subs.push(script)
     }
     while (this.pos < src.length) {
+      // A run of plain characters is taken in one slice.
+      const start = this.pos
+      while (this.pos < src.length && PLAIN[src.charCodeAt(this.pos)] === 1) this.pos++
+      if (this.pos > start) {
+        value += src.slice(start, this.pos)
+        continue
+      }
       const c = src[this.pos] as string
       if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || ';&|()<>'.includes(c)) {
         // `2>` and `2>&1`: the digits name a file descriptor, not a word.
@@ -295,7 +322,7 @@ class Reader {
         this.pos++
       }
     }
-    return { word: value, quoted, ...(subs ? { subs } : {}) }
+    return subs ? { word: value, quoted, subs } : { word: value, quoted }
   }
 
   private readDoubleQuoted(addSub: (s: ParsedScript) => void): string {

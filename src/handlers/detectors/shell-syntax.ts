@@ -34,8 +34,8 @@ export interface ParsedScript {
   functions: FunctionDef[]
 }
 
-/** Bounds: characters read and nesting of substitutions and `sh -c` strings. */
-export const SHELL_LIMITS = { maxChars: 64 * 1024, maxDepth: 8 } as const
+/** Bounds: characters read, nesting of substitutions and `sh -c` strings, and of groups and functions. */
+export const SHELL_LIMITS = { maxChars: 64 * 1024, maxDepth: 8, maxNesting: 64 } as const
 
 /** Operators that end a simple command. */
 export const SEPARATORS = new Set([';', '&&', '||', '&', '\n', ';;', '|', '|&'])

@@ -15,13 +15,16 @@ function decidingTrace(decision: Decision): HookTrace | undefined {
   return undefined
 }
 
-/** `result.data`: the decision id, the per-hook trace and the deciding policy. */
+/**
+ * `result.data`: the decision id, the per-hook trace and the deciding policy. The values
+ * hooks matched (`redact`) stay out: they are what the hooks redacted.
+ */
 function resultData(decision: Decision): JsonObject {
   const data: JsonObject = {
     decisionId: decision.id,
     event: decision.event,
     durationMs: Math.round(decision.durationMs * 1000) / 1000,
-    trace: decision.trace as unknown as Json[],
+    trace: decision.trace.map(({ redact: _matched, ...rest }) => rest) as unknown as Json[],
   }
   const policy = decidingTrace(decision)?.policy ?? decision.policies[0]
   if (policy) {
