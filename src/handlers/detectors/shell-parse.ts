@@ -5,15 +5,15 @@
 // into simple commands. It never runs anything and never throws; input and nesting are
 // bounded, and what it cannot resolve stays visible as `$NAME` text.
 
-/** One redirection of a simple command, e.g. `>` to `/dev/sda`. */
-
 import {
   decodeAnsi,
   findAnsiEnd,
   IFS_BREAK,
   isAssignment,
+  operatorAt,
   PASS_THROUGH,
   type ParsedScript,
+  PLAIN,
   type Redirect,
   SEPARATORS,
   SHELL_LIMITS,
@@ -30,7 +30,6 @@ interface Token {
   /** True when any part of the word was quoted (no brace or assignment handling). */
   quoted?: boolean
   subs?: ParsedScript[]
-  heredoc?: string
 }
 
 /** Parses a command line. Variables set in it (`a=rm; $a -rf /`) are expanded where used. */
@@ -40,10 +39,6 @@ export function parseShell(source: string, depth = 0, vars: Map<string, string> 
   reader.parseList(script, undefined)
   return script
 }
-
-/** 1 for ASCII characters with no meaning to the shell inside a word. */
-const PLAIN = new Uint8Array(128)
-for (let c = 33; c < 127; c++) if (!'\\\'"`$;&|()<>'.includes(String.fromCharCode(c))) PLAIN[c] = 1
 
 class Reader {
   pos = 0
@@ -216,31 +211,14 @@ class Reader {
       this.readHeredocs()
       return { op: '\n' }
     }
-    const n1 = src[this.pos + 1]
-    if ((c === '<' || c === '>') && n1 === '(' && this.depth < SHELL_LIMITS.maxDepth) {
+    if ((c === '<' || c === '>') && src[this.pos + 1] === '(' && this.depth < SHELL_LIMITS.maxDepth) {
       this.pos += 2
       const inner: ParsedScript = { commands: [], functions: [] }
       new Reader(src, this.depth + 1, this.vars).parseInto(inner, this, ')')
       return { word: '/dev/fd/63', subs: [inner] }
     }
-    switch (c) {
-      case '<':
-        if (n1 === '<')
-          return this.op(src[this.pos + 2] === '<' ? '<<<' : src[this.pos + 2] === '-' ? '<<-' : '<<')
-        return this.op(n1 === '>' ? '<>' : '<')
-      case '>':
-        return this.op(n1 === '>' ? '>>' : n1 === '&' ? '>&' : n1 === '|' ? '>|' : '>')
-      case '&':
-        if (n1 === '>') return this.op(src[this.pos + 2] === '>' ? '&>>' : '&>')
-        return this.op(n1 === '&' ? '&&' : '&')
-      case '|':
-        return this.op(n1 === '|' ? '||' : n1 === '&' ? '|&' : '|')
-      case ';':
-        return this.op(n1 === ';' ? ';;' : ';')
-      case '(':
-      case ')':
-        return this.op(c)
-    }
+    const op = operatorAt(src, this.pos)
+    if (op !== undefined) return this.op(op)
     return this.readWord()
   }
 

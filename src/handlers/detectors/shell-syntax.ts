@@ -54,6 +54,35 @@ export const PASS_THROUGH = new Set([
   'esac',
 ])
 
+/** 1 for ASCII characters with no meaning to the shell inside a word. */
+export const PLAIN = new Uint8Array(128)
+for (let c = 33; c < 127; c++) if (!'\\\'"`$;&|()<>'.includes(String.fromCharCode(c))) PLAIN[c] = 1
+
+/** The control or redirection operator at `pos`, if one starts there. */
+export function operatorAt(src: string, pos: number): string | undefined {
+  const c = src[pos]
+  const n1 = src[pos + 1]
+  const n2 = src[pos + 2]
+  switch (c) {
+    case '<':
+      if (n1 === '<') return n2 === '<' ? '<<<' : n2 === '-' ? '<<-' : '<<'
+      return n1 === '>' ? '<>' : '<'
+    case '>':
+      return n1 === '>' ? '>>' : n1 === '&' ? '>&' : n1 === '|' ? '>|' : '>'
+    case '&':
+      if (n1 === '>') return n2 === '>' ? '&>>' : '&>'
+      return n1 === '&' ? '&&' : '&'
+    case '|':
+      return n1 === '|' ? '||' : n1 === '&' ? '|&' : '|'
+    case ';':
+      return n1 === ';' ? ';;' : ';'
+    case '(':
+    case ')':
+      return c
+  }
+  return undefined
+}
+
 /** What an unquoted `$IFS` expands to: a word break. */
 export const IFS_BREAK = Symbol('ifs')
 
