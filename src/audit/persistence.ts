@@ -6,7 +6,7 @@
 // flushes the audit trail, then closes.
 
 import { resolve } from 'node:path'
-import type { BreakerOptions, DecisionRecord, Engine, Recorder } from '../core/index.js'
+import type { BreakerOptions, DecisionRecord, Engine, JsonObject, Recorder } from '../core/index.js'
 import { activeTraceId, createMetrics, type Logger, type WardenMetrics } from '../observability/index.js'
 import { createSecretBox, DEFAULT_KEY_FILE } from '../secrets/index.js'
 import {
@@ -46,6 +46,8 @@ export interface PersistenceOptions {
   onError?: (error: Error) => void
   /** Logs background problems as JSON: errors, and a warning for refused audit records. */
   logger?: Logger | undefined
+  /** Where the hooks came from, recorded with every decision (replay loads the same). */
+  sources?: JsonObject | undefined
 }
 
 /** An open persistence layer. */
@@ -121,6 +123,7 @@ export async function openPersistence(options: PersistenceOptions = {}): Promise
   })
   const writer = createAuditWriter(store, {
     ...auditOptions,
+    ...(options.sources ? { sources: options.sources } : {}),
     secrets,
     traceId: activeTraceId,
     onError(error) {

@@ -29,6 +29,8 @@ export interface RowOptions {
   secrets?: SecretBox | undefined
   /** The trace id of the current span, when tracing is on. */
   traceId?: string | undefined
+  /** Where the hooks came from (`warden serve`'s files and folders), kept with the input for replay. */
+  sources?: JsonObject | undefined
   now?: number
 }
 
@@ -97,7 +99,9 @@ export function toAuditRows(record: DecisionRecord, options: RowOptions = {}): A
     policies: decision.policies,
     durationMs: decision.durationMs,
     blocking: decision.blocking,
-    input: { event: event.event, payload: event.payload, context },
+    input: options.sources
+      ? { event: event.event, payload: event.payload, context, sources: options.sources }
+      : { event: event.event, payload: event.payload, context },
     output,
     createdAt: now,
   }

@@ -9,6 +9,7 @@
 import {
   type DecisionRecord,
   errorMessage,
+  type JsonObject,
   knownPayloadBytes,
   payloadBytes,
   type Recorder,
@@ -35,6 +36,8 @@ export interface AuditOptions {
   secrets?: SecretBox
   /** The trace id to store with a decision (e.g. the active span's). */
   traceId?: () => string | undefined
+  /** Where the hooks came from, stored with every decision's input (see audit/sources.ts). */
+  sources?: JsonObject
   /** Told when a batch could not be written (it is retried). */
   onError?: (error: Error) => void
   /** Told about every decision whose record was refused (queue full, writer closed). */
@@ -228,7 +231,11 @@ export function createAuditWriter(store: Store, options: AuditOptions = {}): Aud
     if (waiting >= maxQueue) {
       refuse(record, 'queue-full', `the audit queue is full (${waiting} decisions waiting to be written)`)
     }
-    const rows = toAuditRows(record, { secrets: options.secrets, traceId: options.traceId?.() })
+    const rows = toAuditRows(record, {
+      secrets: options.secrets,
+      traceId: options.traceId?.(),
+      sources: options.sources,
+    })
     const payload = record.event.payload
     const bytes = knownPayloadBytes(payload) ?? payloadBytes(payload, Number.POSITIVE_INFINITY)
     held += bytes

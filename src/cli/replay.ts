@@ -7,11 +7,13 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { formatReplay, replayDecision, secretBoxFrom } from '../audit/index.js'
+import type { HookDefinition } from '../core/index.js'
 import { buildEngine, loadConfig, type WardenConfig } from '../sources/index.js'
 import { loadHooksFromStore, openStore, resolveDatabaseLocation } from '../store/index.js'
 import { parseArgs } from './args.js'
 import type { CliIo } from './io.js'
 import { IMPACT_HELP, runImpact } from './replay-impact.js'
+import { replayHooks, SOURCE_OPTIONS, SOURCES_HELP } from './replay-sources.js'
 
 const HELP = `usage: warden replay DECISION_ID [options]
        warden replay --hook FILE [--since 7d] [options]
@@ -24,6 +26,7 @@ options:
   --db URL            postgres://… or a SQLite file (as for warden serve)
   -c, --config FILE   warden.yaml with today's hooks (as for warden serve)
   --tenant T          only look the decision up among this tenant's
+${SOURCES_HELP}
   --json              print the comparison as JSON
   -h, --help          this text
 
@@ -70,13 +73,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1
   }
   try {
-    const configIds = new Set(
-      (config?.hooks ?? []).map((h) => (h.scope?.tenant ? `${h.scope.tenant}/${h.name}` : h.name)),
-    )
-    const stored = (await loadHooksFromStore(store)).filter(
-      (h) => !configIds.has(h.scope?.tenant ? `${h.scope.tenant}/${h.name}` : h.name),
-    )
-    const engine = buildEngine(config, { extraHooks: stored, env: io.env })
+    const today = await replayHooks(values, io, store, impact ? undefined : id, values.tenant, config)
+    if (today.recorded) io.stderr(`warden replay: hooks from the decision's sources: ${today.recorded}\n`)
+    const idOf = (h: HookDefinition) => (h.scope?.tenant ? `${h.scope.tenant}/${h.name}` : h.name)
+    const fileIds = new Set([...(today.config?.hooks ?? []), ...today.hooks].map(idOf))
+    const stored = (await loadHooksFromStore(store)).filter((h) => !fileIds.has(idOf(h)))
+    const engine = buildEngine(today.config, { extraHooks: [...today.hooks, ...stored], env: io.env })
     try {
       if (impact) return await runImpact({ ...values, hook: values.hook ?? [] }, io, store, engine)
       const result = await replayDecision(store, engine, id as string, values.tenant)
@@ -107,6 +109,7 @@ function parse(args: string[]) {
       db: { type: 'string' },
       config: { type: 'string', short: 'c' },
       tenant: { type: 'string' },
+      ...SOURCE_OPTIONS,
       hook: { type: 'string', multiple: true },
       since: { type: 'string' },
       until: { type: 'string' },

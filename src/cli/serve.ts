@@ -7,7 +7,13 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { openPersistence, type Persistence, redactingRecorder, secretBoxFrom } from '../audit/index.js'
+import {
+  openPersistence,
+  type Persistence,
+  redactingRecorder,
+  secretBoxFrom,
+  sourcesRecord,
+} from '../audit/index.js'
 import { DEFAULT_LIMITS, type HookDefinition } from '../core/index.js'
 import type { TokenLedger } from '../handlers/index.js'
 import {
@@ -83,10 +89,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 0
   }
   let config: WardenConfig | undefined
+  const configPath = ((given) => (given ? resolve(io.cwd, given) : undefined))(
+    parsed.values.config ?? (existsSync(resolve(io.cwd, 'warden.yaml')) ? 'warden.yaml' : undefined),
+  )
   try {
-    const path =
-      parsed.values.config ?? (existsSync(resolve(io.cwd, 'warden.yaml')) ? 'warden.yaml' : undefined)
-    if (path) config = await loadConfig(resolve(io.cwd, path))
+    if (configPath) config = await loadConfig(configPath)
   } catch (error) {
     io.stderr(`warden serve: ${(error as Error).message}\n`)
     return 1
@@ -148,6 +155,13 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   try {
     persistence = await openPersistence({
       logger,
+      sources: sourcesRecord({
+        ...(configPath ? { config: configPath } : {}),
+        goclaw: where(goclaw),
+        hooks: where(parsed.values.hooks),
+        claudeSettings: where(claudeSettings),
+        profiles: where(profiles),
+      }),
       db: parsed.values.db,
       config: config?.raw,
       breaker: config?.limits.breaker,
