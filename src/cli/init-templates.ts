@@ -1,7 +1,9 @@
 // What `warden init` writes: the starter hooks of a warden.yaml (each one working as
-// written, checked by the tests), the `packs:` line once built-in detector packs exist,
+// written, checked by the tests), the `packs:` line of the built-in detector packs chosen,
 // and the Claude Code settings entry that runs `warden check`, merged into a settings file
 // that may already hold other settings and hooks.
+
+import { PACKS } from '../sources/index.js'
 
 /** A starter hook `warden init` can put into warden.yaml. */
 export interface StarterHook {
@@ -55,13 +57,19 @@ export const STARTER_HOOKS: readonly StarterHook[] = [
 export interface DetectorPack {
   name: string
   summary: string
+  /** On unless the user says otherwise (the packs that rarely refuse ordinary work). */
+  recommended: boolean
 }
 
-/**
- * The built-in detector packs to offer. Empty until the packs ship; then each entry here is
- * offered by `warden init` and the chosen ones are written as `packs: [...]`.
- */
-export const DETECTOR_PACKS: readonly DetectorPack[] = []
+/** Packs on by default: the others (pii, egress, prompt-injection) fit some agents only. */
+const RECOMMENDED_PACKS = ['shell-safety', 'secrets', 'protected-paths']
+
+/** The built-in detector packs, as `warden init` offers them. */
+export const DETECTOR_PACKS: readonly DetectorPack[] = Object.entries(PACKS).map(([name, pack]) => ({
+  name,
+  summary: pack.summary,
+  recommended: RECOMMENDED_PACKS.includes(name),
+}))
 
 /** The text of a new warden.yaml with the chosen starter hooks and packs. */
 export function wardenYaml(options: {

@@ -1,5 +1,5 @@
-// `warden init`: a guided start. Writes a warden.yaml with working starter hooks (and the
-// built-in detector packs once they exist) and, with --claude-code, the Claude Code
+// `warden init`: a guided start. Writes a warden.yaml with working starter hooks and the
+// built-in detector packs chosen and, with --claude-code, the Claude Code
 // settings entry that runs `warden check` on every tool call, merged into an existing
 // .claude/settings.json. Asks on a terminal, takes flags otherwise; never overwrites a
 // warden.yaml without --force.
@@ -19,7 +19,7 @@ import {
 } from './init-templates.js'
 import type { CliIo } from './io.js'
 
-const HELP = `usage: warden init [--config warden.yaml] [--hooks NAMES] [--claude-code] [--yes] [--force]
+const HELP = `usage: warden init [--config warden.yaml] [--hooks NAMES] [--packs NAMES] [--claude-code] [--yes] [--force]
 
 Writes a starter warden.yaml in this folder: hooks that work as written, to keep or change.
 On a terminal it asks what to include; with --yes (or when not on a terminal) it takes the
@@ -30,7 +30,7 @@ options:
   --hooks NAMES       starter hooks, comma-separated, or "none" (default: all of them):
 ${STARTER_HOOKS.map((h) => `                        ${h.name}: ${h.summary}`).join('\n')}${
   DETECTOR_PACKS.length > 0
-    ? `\n  --packs NAMES       built-in detector packs, comma-separated, or "none" (default: all):\n${DETECTOR_PACKS.map((p) => `                        ${p.name}: ${p.summary}`).join('\n')}`
+    ? `\n  --packs NAMES       built-in detector packs, comma-separated, or "none" (default: the ones marked *):\n${DETECTOR_PACKS.map((p) => `                      ${p.recommended ? '*' : ' '} ${p.name}: ${p.summary}`).join('\n')}`
     : ''
 }
   --port N            the port warden serve listens on (written as server.port)
@@ -50,7 +50,7 @@ examples:
 type Ask = (question: string) => Promise<string>
 
 /** Splits a comma list; "none" is the empty list; names not in `known` are an error. */
-function chosen(value: string, known: readonly { name: string }[], flag: string): string[] {
+function chosen(value: string, known: readonly { name: string }[], flag: string, noun: string): string[] {
   if (value.trim() === 'none') return []
   const names = value
     .split(',')
@@ -59,7 +59,7 @@ function chosen(value: string, known: readonly { name: string }[], flag: string)
   const unknown = names.filter((n) => !known.some((k) => k.name === n))
   if (unknown.length > 0) {
     throw new Error(
-      `${flag}: no starter named ${unknown.map((n) => `"${n}"`).join(', ')}; choose from ${known.map((k) => k.name).join(', ')} (or "none")`,
+      `${flag}: no ${noun} named ${unknown.map((n) => `"${n}"`).join(', ')}; choose from ${known.map((k) => k.name).join(', ')} (or "none")`,
     )
   }
   return names
@@ -101,11 +101,11 @@ function planFromFlags(
     hooks:
       values.hooks === undefined
         ? STARTER_HOOKS.map((h) => h.name)
-        : chosen(values.hooks, STARTER_HOOKS, '--hooks'),
+        : chosen(values.hooks, STARTER_HOOKS, '--hooks', 'starter hook'),
     packs:
       values.packs === undefined
-        ? DETECTOR_PACKS.map((p) => p.name)
-        : chosen(values.packs, DETECTOR_PACKS, '--packs'),
+        ? DETECTOR_PACKS.filter((p) => p.recommended).map((p) => p.name)
+        : chosen(values.packs, DETECTOR_PACKS, '--packs', 'pack'),
     claudeCode: values['claude-code'] === true,
   }
   if (values.port !== undefined) {
@@ -137,7 +137,7 @@ async function askPlan(io: CliIo, plan: Plan, shown: string): Promise<void> {
       io.stdout('Built-in detector packs:\n')
       plan.packs = []
       for (const pack of DETECTOR_PACKS) {
-        if (await yesNo(ask, `  ${pack.name}: ${pack.summary}?`, true)) plan.packs.push(pack.name)
+        if (await yesNo(ask, `  ${pack.name}: ${pack.summary}?`, pack.recommended)) plan.packs.push(pack.name)
       }
     }
     if (!plan.claudeCode) {
@@ -189,9 +189,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       configPath,
       wardenYaml({ hooks, packs: plan.packs, ...(plan.port !== undefined ? { port: plan.port } : {}) }),
     )
-    const names = hooks.length ? ` (${hooks.map((h) => h.name).join(', ')})` : ''
-    const packs = plan.packs.length ? ` and packs ${plan.packs.join(', ')}` : ''
-    io.stdout(`Wrote ${shown} with ${hooks.length} hook${hooks.length === 1 ? '' : 's'}${names}${packs}.\n`)
+    const starters = hooks.length
+      ? `starter hooks ${hooks.map((h) => h.name).join(', ')}`
+      : 'no starter hooks'
+    const packs = plan.packs.length ? `packs ${plan.packs.join(', ')}` : 'no packs'
+    io.stdout(`Wrote ${shown}: ${starters}; ${packs}.\n`)
     if (claude) {
       if (claude.alreadyThere) io.stdout(`${claude.shown} already runs "warden check"; left as it is.\n`)
       else {

@@ -33,9 +33,12 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 describe('warden init', () => {
   it('writes a warden.yaml whose starter hooks work as written', async () => {
     const dir = project()
-    const init = await runCli(['init', '--yes'], { cwd: dir })
+    const init = await runCli(['init', '--yes', '--packs', 'none'], { cwd: dir })
     expect(init.code, init.stderr).toBe(0)
-    expect(init.stdout).toContain('Wrote warden.yaml with 3 hooks')
+    expect(init.stdout).toContain(
+      'Wrote warden.yaml: starter hooks no-destructive-shell, protect-secret-files, ask-before-push; no packs.',
+    )
+    expect(readFileSync(join(dir, 'warden.yaml'), 'utf8')).not.toContain('packs:')
     const check = (tool: string, input: Record<string, unknown>) =>
       runCli(['check', '--config', 'warden.yaml'], { cwd: dir, stdin: claudeInput(tool, input) })
     const [rm, pipe, env, push, ls, readme] = await Promise.all([
@@ -56,6 +59,28 @@ describe('warden init', () => {
     expect(ls.code).toBe(0)
     expect(JSON.parse(ls.stdout).hookSpecificOutput.permissionDecision).toBeUndefined()
     expect(readme.code).toBe(0)
+  })
+
+  it('turns on the recommended detector packs by default, and they work', async () => {
+    const dir = project()
+    const init = await runCli(['init', '--yes', '--hooks', 'none'], { cwd: dir })
+    expect(init.code, init.stderr).toBe(0)
+    expect(init.stdout).toContain(
+      'Wrote warden.yaml: no starter hooks; packs shell-safety, secrets, protected-paths.',
+    )
+    expect(readFileSync(join(dir, 'warden.yaml'), 'utf8')).toContain(
+      'packs: [shell-safety, secrets, protected-paths]',
+    )
+    const check = (tool: string, input: Record<string, unknown>) =>
+      runCli(['check', '--config', 'warden.yaml'], { cwd: dir, stdin: claudeInput(tool, input) })
+    const [rm, ssh, ls] = await Promise.all([
+      check('Bash', { command: 'rm -rf ~' }),
+      check('Read', { file_path: '/home/me/.ssh/id_ed25519' }),
+      check('Bash', { command: 'ls -la' }),
+    ])
+    expect(rm.code, rm.stderr).toBe(2)
+    expect(ssh.code, ssh.stderr).toBe(2)
+    expect(ls.code, ls.stderr).toBe(0)
   })
 
   it('never overwrites a warden.yaml without --force', async () => {
@@ -84,7 +109,7 @@ describe('warden init', () => {
     const dir = project()
     const run = await runCli(['init', '--yes', '--hooks', 'no-such-hook'], { cwd: dir })
     expect(run.code).toBe(1)
-    expect(run.stderr).toContain('no starter named "no-such-hook"; choose from no-destructive-shell')
+    expect(run.stderr).toContain('no starter hook named "no-such-hook"; choose from no-destructive-shell')
     expect(existsSync(join(dir, 'warden.yaml'))).toBe(false)
   })
 
@@ -136,11 +161,12 @@ describe('warden init', () => {
   it.skipIf(spawnSync('script', ['--version']).status !== 0)('asks on a terminal', () => {
     const dir = project()
     const command = [process.execPath, ...cliArgs(['init'])].map((a) => `'${a}'`).join(' ')
-    // Answers: keep the first starter, drop the second, the default (yes) for the third,
-    // and yes to Claude Code.
+    // Answers: keep the first starter, drop the second, the default (yes) for the third;
+    // packs: shell-safety by default (yes), not secrets, pii yes, the defaults for egress (no),
+    // protected-paths (yes) and prompt-injection (no); and yes to Claude Code.
     const run = spawnSync('script', ['-qec', command, '/dev/null'], {
       cwd: dir,
-      input: 'y\nn\n\ny\n',
+      input: 'y\nn\n\n\nn\ny\n\n\n\ny\n',
       encoding: 'utf8',
       timeout: 30_000,
     })
@@ -151,6 +177,7 @@ describe('warden init', () => {
     expect(text).toContain('name: no-destructive-shell')
     expect(text).not.toContain('name: protect-secret-files')
     expect(text).toContain('name: ask-before-push')
+    expect(text).toContain('packs: [shell-safety, pii, protected-paths]')
     expect(existsSync(join(dir, '.claude', 'settings.json'))).toBe(true)
   })
 })
