@@ -168,18 +168,15 @@ export class AuditRepo {
     if (query.agentId !== undefined) q = q.where('agent_id', '=', query.agentId)
     if (query.sessionId !== undefined) q = q.where('session_id', '=', query.sessionId)
     if (query.tool !== undefined) q = q.where('tool', '=', query.tool)
-    const hook = query.hook
-    if (hook !== undefined) {
-      q = q.where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('hook_executions as e')
-            .select('e.id')
-            .whereRef('e.decision_id', '=', 'decisions.id')
-            .where('e.hook_ref', '=', hook)
-            .where('e.decision', '!=', 'skipped'),
-        ),
-      )
+    if (query.hook !== undefined) {
+      // Through the executions' (hook_ref, id) index: the hook's newest runs, bounded.
+      let runs = this.db
+        .selectFrom('hook_executions')
+        .select('decision_id')
+        .where('hook_ref', '=', query.hook)
+        .where('decision', '!=', 'skipped')
+      if (query.tenant !== undefined) runs = runs.where('tenant', '=', query.tenant)
+      q = q.where('id', 'in', runs.orderBy('id', 'desc').limit(DECISION_SEARCH_WINDOW))
     }
     return q as Q
   }

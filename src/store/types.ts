@@ -229,7 +229,10 @@ export interface DecisionQuery {
   sessionId?: string
   /** Only decisions about this tool (or MCP / A2A method). */
   tool?: string
-  /** Only decisions in which this hook (engine id) ran and was not skipped. */
+  /**
+   * Only decisions in which this hook (engine id) ran and was not skipped, among its newest
+   * {@link DECISION_SEARCH_WINDOW} runs.
+   */
   hook?: string
   /**
    * Text found (case-insensitively) in the id, reason, tool, agent, session or input; searched

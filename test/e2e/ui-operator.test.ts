@@ -146,7 +146,7 @@ describe.skipIf(!chromium)('the UI: an operator’s day', () => {
     const { page, problems, close } = await openPage(browser)
     await page.addInitScript(() => {
       // Runs in the page: a recording Notification, and a tab in the background.
-      const w = globalThis as unknown as Recorded & Record<string, unknown>
+      const w = globalThis as unknown as Recorded & { document: object; Notification?: unknown }
       w.__notes = []
       w.__asked = 0
       class FakeNotification {
@@ -163,7 +163,7 @@ describe.skipIf(!chromium)('the UI: an operator’s day', () => {
         close() {}
       }
       w.Notification = FakeNotification
-      Object.defineProperty((w as { document: object }).document, 'hidden', { get: () => true })
+      Object.defineProperty(w.document, 'hidden', { get: () => true })
     })
     await signIn(page, warden.url, (await token(store, 'approver', undefined, 'dave')).token)
     const recorded = () =>
