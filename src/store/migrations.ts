@@ -310,7 +310,8 @@ function hookDescription(dialect: Dialect): Migration {
       // Fixed paths (no input reaches this text): payload.tool.name, payload.mcp.method, ...
       const path = (a: string, b: string) =>
         dialect === 'postgres'
-          ? sql.raw(`(input::json #>> '{payload,${a},${b}}')`)
+          ? // PostgreSQL's json refuses the \u0000 escape (JSON.stringify writes it for NUL).
+            sql.raw(`(replace(input, '\\u0000', '')::json #>> '{payload,${a},${b}}')`)
           : sql.raw(`json_extract(input, '$.payload.${a}.${b}')`)
       const subject = sql`coalesce(${path('tool', 'name')}, ${path('mcp', 'method')}, ${path('a2a', 'method')})`
       await sql`update decisions set tool = ${subject}`.execute(db)

@@ -5,21 +5,27 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { toAuditRows } from '../../src/audit/index.js'
 import type { DecisionRecord } from '../../src/core/index.js'
-import { type AuditBatch, openStore, type Store } from '../../src/store/index.js'
+import { type AuditBatch, migrations, openStore, type Store } from '../../src/store/index.js'
 import { postgresForTests, type TestDatabase } from '../setup/postgres.js'
 import { testBox } from './helpers.js'
 
 let pgDb: TestDatabase | undefined
+let pgOld: TestDatabase | undefined
 const dir = mkdtempSync(join(tmpdir(), 'warden-search-'))
 
 beforeAll(async () => {
   pgDb = await postgresForTests()
+  pgOld = await postgresForTests()
 })
 afterAll(async () => {
   await pgDb?.release()
+  await pgOld?.release()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -182,5 +188,79 @@ describe.each(backends)('decision search on $name', ({ open }) => {
     const all = await store.hookActivity({ since, until: NOW + 1, buckets: 24 })
     expect(all[0]?.runs).toBe(3)
     expect(all[0]?.denials).toBe(2)
+  })
+})
+
+describe('migration 0009 on a database with decisions', () => {
+  /** Migrates a database as the release before 0009 did, and writes decisions the old way. */
+  async function oldDatabase(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): Promise<void> {
+    const before = Object.fromEntries(Object.entries(migrations(dialect)).filter(([name]) => name < '0009'))
+    const migrator = new Migrator({
+      db,
+      provider: { getMigrations: async () => before },
+      migrationTableName: 'warden_migrations',
+      migrationLockTableName: 'warden_migrations_lock',
+    })
+    const { error } = await migrator.migrateToLatest()
+    if (error) throw error
+    const payloads: [string, unknown][] = [
+      ['old-tool', { tool: { name: 'Bash', input: { command: 'ls' } } }],
+      ['old-mcp', { mcp: { message: {}, method: 'tools/list', direction: 'outbound' } }],
+      ['old-none', { message: { role: 'user', text: 'hi \u0000 there' } }],
+    ]
+    for (const [id, payload] of payloads) {
+      await db
+        .insertInto('decisions' as never)
+        .values({
+          id,
+          tenant: 't',
+          event: 'tool.pre',
+          decision: 'allow',
+          reason: '',
+          reason_code: '[]',
+          deciding_hooks: '[]',
+          policies: '[]',
+          duration_ms: 1,
+          blocking: 1,
+          input: JSON.stringify({ event: 'tool.pre', payload, context: {} }),
+          output: '{}',
+          created_at: NOW,
+        } as never)
+        .execute()
+    }
+    await db.destroy()
+  }
+
+  const cases = [
+    {
+      name: 'sqlite',
+      where: () => join(dir, 'old.db'),
+      db: (where: string) =>
+        new Kysely<unknown>({ dialect: new SqliteDialect({ database: new BetterSqlite3(where) }) }),
+    },
+    {
+      name: 'postgres',
+      where: () => pgOld?.url,
+      db: (where: string) =>
+        new Kysely<unknown>({
+          dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: where }) }),
+        }),
+    },
+  ] as const
+
+  it.each(cases)('takes the tool or method of older decisions from their input on $name', async (c) => {
+    const where = c.where()
+    if (!where) return
+    await oldDatabase(c.db(where), c.name)
+    const store = await openStore(where, { secrets: testBox })
+    try {
+      const tools = Object.fromEntries(
+        (await store.listDecisions({ tenant: 't' })).map((d) => [d.id, d.tool ?? null]),
+      )
+      expect(tools).toEqual({ 'old-tool': 'Bash', 'old-mcp': 'tools/list', 'old-none': null })
+      expect((await store.listDecisions({ tool: 'tools/list' })).map((d) => d.id)).toEqual(['old-mcp'])
+    } finally {
+      await store.close()
+    }
   })
 })
