@@ -229,15 +229,9 @@ export interface DecisionQuery {
   sessionId?: string
   /** Only decisions about this tool (or MCP / A2A method). */
   tool?: string
-  /**
-   * Only decisions in which this hook (engine id) ran and was not skipped, among its newest
-   * {@link DECISION_SEARCH_WINDOW} runs.
-   */
+  /** Only decisions this hook (engine id) ran in, not skipped (its newest 20 000 runs). */
   hook?: string
-  /**
-   * Text found (case-insensitively) in the id, reason, tool, agent, session or input; searched
-   * within the newest {@link DECISION_SEARCH_WINDOW} decisions the other filters leave.
-   */
+  /** Text in the id, reason, tool, agent, session or input (any case; newest 20 000 rows). */
   text?: string
   /** Rows per page (default 50, at most 10 000). */
   limit?: number
