@@ -276,6 +276,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       ...acs,
       ledgerTimeoutMs: persistence.writer.syncTimeoutMs,
       onAnswerChanged: (correction) => persistence.writer.correct(correction),
+      ...(plane ? { approver: plane.approver } : {}),
     },
     ...(allowedHosts ? { allowedHosts } : {}),
     inFlight,

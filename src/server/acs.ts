@@ -31,6 +31,8 @@ export interface AcsRouteOptions {
   ledgerTimeoutMs?: number
   /** Told when an answer differs from the recorded decision (the audit writer corrects it). */
   onAnswerChanged?: AcsServiceOptions['onAnswerChanged']
+  /** The management plane's approver: requests outside a session's Intent can be put to it. */
+  approver?: AcsServiceOptions['approver']
   /** Checks the caller like `/aos` does (`server.auth: token`). */
   authenticate?: Authenticate
 }
@@ -50,6 +52,7 @@ export async function mountAcs(app: FastifyInstance, options: AcsRouteOptions): 
     ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
     ...(options.ledgerTimeoutMs ? { ledgerTimeoutMs: options.ledgerTimeoutMs } : {}),
     ...(options.onAnswerChanged ? { onAnswerChanged: options.onAnswerChanged } : {}),
+    ...(options.approver ? { approver: options.approver } : {}),
   })
   await app.register(async (scope) => {
     rawRpcScope(scope, options)

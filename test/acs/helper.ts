@@ -51,7 +51,11 @@ export async function startAcs(
   const settings = settingsWith({ keys: [{ id: KEY.id, material: KEY.material }], ...options.settings })
   const app = await createServer({
     engine,
-    acs: { settings, ...(options.ledger ? { ledger: options.ledger } : {}) },
+    acs: {
+      settings,
+      ...(options.ledger ? { ledger: options.ledger } : {}),
+      ...(options.approver ? { approver: options.approver } : {}),
+    },
   })
   const url = await listen(app, { port: 0, host: '127.0.0.1' })
   const post = async (body: unknown) => {

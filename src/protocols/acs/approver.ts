@@ -27,6 +27,8 @@ export type ApprovalOutcome =
 
 /** The approvers of one Guardian and the ASKs they have yet to answer. */
 export interface Approvals {
+  /** Whether any approver may add `capability` to a session of this scope_mode. */
+  extensible(capability: string, mode: ScopeMode): boolean
   /** The approver a new ASK for `capability` names, if one may grant it. */
   approverFor(capability: string, mode: ScopeMode): AcsApprover | undefined
   /** Remembers an ASK (key: tenant and session) and gives its `ask_details`. */
@@ -193,5 +195,5 @@ export function createApprovals(options: {
     }
   }
 
-  return { approverFor, raise, verify }
+  return { extensible: (capability, mode) => allowedUnder(mode, capability), approverFor, raise, verify }
 }

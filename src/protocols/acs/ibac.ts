@@ -6,10 +6,11 @@
 // hooks' answer, marked). What is written to the chain: the Intent established, a refused
 // change, and each granted `intent_extension` as its own ContextEntry (§9.1).
 
-import type { JsonObject } from '../../core/index.js'
+import type { Approver, JsonObject } from '../../core/index.js'
 import { createApprovals } from './approver.js'
 import { sha256Hex } from './crypto.js'
 import type { AcsRequest } from './envelope.js'
+import { askHuman, type HumanHold } from './human-approval.js'
 import {
   covers,
   createIntentRegistry,
@@ -36,14 +37,19 @@ export interface IbacStep {
   refusal?: { codes: string[]; reasoning: string }
   /** The approver's grant this step carries. */
   granted?: IntentExtension
+  /** The request is to be put to the human approver (no other may grant it). */
+  hold?: { capability: string; reason: string }
   /** Fields added to the step's own chain entry. */
   entryFields: JsonObject
 }
 
 /** IBAC for a Guardian's sessions. */
 export interface Ibac {
-  /** @throws AcsError -32602 for a malformed Intent. */
-  before(request: AcsRequest, key: string): IbacStep
+  /**
+   * Sets `context.intent` for the hooks when the session has an Intent.
+   * @throws AcsError -32602 for a malformed Intent.
+   */
+  before(request: AcsRequest, key: string, context: JsonObject): IbacStep
   /**
    * Applies the Intent to the hooks' result (in place); when that makes a deny of what the
    * audit recorded otherwise, `correct` is told (the audit record is set to the deny).
@@ -56,7 +62,8 @@ export interface Ibac {
     denyEligible: boolean,
     recorded: string,
     correct: (answer: Omit<AnswerCorrection, 'id'>) => void,
-  ): string
+    hold?: HumanHold,
+  ): string | Promise<string>
   /** The chain entry of a granted extension (written before the step's own). */
   extensionEntry(step: IbacStep): JsonObject | undefined
   /** Keeps a session-scoped extension once the step is chained. */
@@ -80,13 +87,16 @@ function closestMatch(capabilities: readonly string[], capability: string): stri
   return best
 }
 
-/** Creates IBAC for a Guardian: its Intent settings and approvers (ASKs wait `deferTimeoutMs`). */
-export function createIbac(acs: AcsSettings, now: () => number): Ibac {
+/**
+ * Creates IBAC for a Guardian: its Intent settings and approvers, and the human approver (the
+ * management plane's) when there is one. ASKs and held requests wait `deferTimeoutMs`.
+ */
+export function createIbac(acs: AcsSettings, now: () => number, human?: Approver): Ibac {
   const settings = acs.intent
   const approvals = createApprovals({ ...acs, timeoutMs: acs.deferTimeoutMs, now })
   const registry = createIntentRegistry()
 
-  function before(request: AcsRequest, key: string): IbacStep {
+  function before(request: AcsRequest, key: string, context: JsonObject): IbacStep {
     let session = registry.get(key)
     const step: IbacStep = { key, session, capability: undefined, view: undefined, entryFields: {} }
     if (ESTABLISHING.has(request.method)) {
@@ -113,6 +123,7 @@ export function createIbac(acs: AcsSettings, now: () => number): Ibac {
       else step.granted = outcome.granted
     }
     step.view = intentView(session, step.capability, step.granted?.capabilities)
+    context.intent = step.view
     return step
   }
 
@@ -123,12 +134,28 @@ export function createIbac(acs: AcsSettings, now: () => number): Ibac {
     denyEligible: boolean,
     recorded: string,
     correct: (answer: Omit<AnswerCorrection, 'id'>) => void,
-  ): string {
+    hold?: HumanHold,
+  ): string | Promise<string> {
     const refused = decide(step, request, result, denyEligible)
-    if (refused === undefined) return recorded
-    if (recorded !== 'deny')
-      correct({ decision: 'deny', reason: refused, reasonCode: result.reason_codes as string[] })
-    return 'deny'
+    const finish = (reason: string | undefined): string => {
+      if (reason === undefined) return recorded
+      if (recorded !== 'deny')
+        correct({ decision: 'deny', reason, reasonCode: result.reason_codes as string[] })
+      return 'deny'
+    }
+    if (refused !== undefined || !step.hold || !human || !hold) return finish(refused)
+    const { capability, reason } = step.hold
+    return askHuman(human, hold, {
+      capability,
+      reason,
+      stepId: request.requestId,
+      timeoutMs: acs.deferTimeoutMs,
+    }).then((outcome) => {
+      if ('refused' in outcome) return finish(deny(result, outcome.refused.codes, outcome.refused.reasoning))
+      step.granted = outcome.granted
+      result.reasoning = `${reason}; approved by ${outcome.granted.approver.id} for this request`
+      return recorded
+    })
   }
 
   /** The IBAC answer; the reason when it became a deny. */
@@ -170,6 +197,10 @@ export function createIbac(acs: AcsSettings, now: () => number): Ibac {
       result.ask_details = approvals.raise(step.key, request, capability, approver)
       delete result.modifications
       delete result.defer_details
+      return undefined
+    }
+    if (human && approvals.extensible(capability, session.intent.scope_mode)) {
+      step.hold = { capability, reason: outside }
       return undefined
     }
     if (session.intent.scope_mode === 'strict')

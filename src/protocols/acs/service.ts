@@ -5,7 +5,7 @@
 // canonicalized once per request (signature check and request hash), and a response's JSON
 // text is the canonical form it was signed over, kept for `replyText`.
 
-import type { Engine, JsonObject, OnCallerGone } from '../../core/index.js'
+import type { Approver, Engine, EventName, JsonObject, OnCallerGone } from '../../core/index.js'
 import { decodeBody, errorResponse, type RpcError } from '../aos/index.js'
 import { sha256Hex, signEnvelopeWith } from './crypto.js'
 import { decisionResult, deferReason } from './decisions.js'
@@ -26,7 +26,7 @@ import { acsMethod } from './methods.js'
 import { type AnswerCorrection, boundedLedger, LedgerUnavailable, postureAnswer } from './outage.js'
 import { createReplayCheck } from './replay.js'
 import { timestampCheck } from './request-checks.js'
-import { createHandshakes, tenantKey, tenantOf } from './sessions.js'
+import { createHandshakes, rememberBounded, tenantKey, tenantOf } from './sessions.js'
 import { type AcsSettings, settingsWith } from './settings.js'
 import { createSignatureCheck } from './signatures.js'
 import { createTraceEmitter } from './trace.js'
@@ -52,6 +52,8 @@ export interface AcsServiceOptions {
   ledgerTimeoutMs?: number
   /** Told when the answer given differs from the recorded decision (so the record is corrected). */
   onAnswerChanged?: (correction: AnswerCorrection) => void
+  /** The human approver (the management plane's), for requests outside a session's Intent. */
+  approver?: Approver
   /** The transport this service answers on, for the ServerHello. Default `http`. */
   transport?: AcsTransport
 }
@@ -100,17 +102,8 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
   const texts = new WeakMap<JsonObject, string>()
   const signatures = createSignatureCheck(settings, now)
   const handshakes = createHandshakes(engine, settings, transport, signatures)
-  const ibac = createIbac(settings, now)
+  const ibac = createIbac(settings, now, options.approver)
   const traceStep = createTraceEmitter(settings.trace)
-
-  function remember<K, V>(map: Map<K, V>, key: K, value: V, max = MAX_SESSIONS): void {
-    map.delete(key)
-    map.set(key, value)
-    if (map.size > max) {
-      const oldest = map.keys().next().value
-      if (oldest !== undefined) map.delete(oldest)
-    }
-  }
 
   const checkTimestamp = (request: AcsRequest) => timestampCheck(request, settings, now())
   const checkReplay = createReplayCheck(ledger, settings.skewWindowMs * 2, now)
@@ -142,8 +135,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     }
     const tenant = tenantOf(request.params, caller)
     if (tenant !== undefined) context.tenantId = tenant
-    const intent = ibac.before(request, tenantKey(tenant, request.sessionId))
-    if (intent.view) context.intent = intent.view
+    const intent = ibac.before(request, tenantKey(tenant, request.sessionId), context)
     const metadata = request.params.metadata as JsonObject
     if (typeof metadata.turn_id === 'string') context.turnId = metadata.turn_id
     const decision = await engine.dispatch(
@@ -178,9 +170,17 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       denyEligible: mapping.denyEligible,
       deferralsExhausted: used >= settings.maxDeferralsPerSession,
     })
-    if (deferred && result.decision === 'defer') remember(deferrals, deferralKey, used + 1)
-    const chainedAs = ibac.after(intent, request, result, mapping.denyEligible, recorded, (answer) =>
-      options.onAnswerChanged?.({ id: decision.id, ...answer }),
+    if (deferred && result.decision === 'defer')
+      rememberBounded(deferrals, deferralKey, used + 1, MAX_SESSIONS)
+    const hold = { decisionId: decision.id, event: { event: event as EventName, payload, context } }
+    const chainedAs = await ibac.after(
+      intent,
+      request,
+      result,
+      mapping.denyEligible,
+      recorded,
+      (answer) => options.onAnswerChanged?.({ id: decision.id, ...answer }),
+      caller.onCallerGone ? { ...hold, onCallerGone: caller.onCallerGone } : hold,
     )
     try {
       const appended = chained(request, result, decision.id, chainedAs, intent)

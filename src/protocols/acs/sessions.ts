@@ -35,6 +35,16 @@ export function tenantOf(params: JsonObject, caller: { tenant?: string }): strin
   return caller.tenant ?? named
 }
 
+/** Sets `key` in `map` as its newest entry, dropping the oldest past `max` entries. */
+export function rememberBounded<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key)
+  map.set(key, value)
+  if (map.size > max) {
+    const oldest = map.keys().next().value
+    if (oldest !== undefined) map.delete(oldest)
+  }
+}
+
 /** The negotiated sessions of one Guardian. */
 export interface Handshakes {
   /**
