@@ -8,9 +8,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { previewImpact } from '../src/audit/index.js'
-import { createEngine } from '../src/index.js'
+import { previewImpact, recordedPages } from '../src/audit/index.js'
 import { defaultHandlers } from '../src/handlers/index.js'
+import { createEngine } from '../src/index.js'
 import { openStore, type Store } from '../src/store/index.js'
 import { seedHistory } from '../test/helpers/history.js'
 import { startPostgres } from '../test/setup/postgres.js'
@@ -41,13 +41,10 @@ function changedEngine() {
 /** Reads every recorded row of the range page by page, as the preview does, without replaying. */
 async function readOnly(store: Store, since: number): Promise<number> {
   const started = performance.now()
-  let offset = 0
-  for (;;) {
-    const rows = await store.listDecisions({ since, tenant: 'acme', event: 'tool.pre', limit: 2000, offset })
-    offset += rows.length
-    if (rows.length < 2000) break
-  }
-  if (offset !== ROWS) throw new Error(`read ${offset} rows, recorded ${ROWS}`)
+  let read = 0
+  for await (const rows of recordedPages(store, { since, tenant: 'acme', event: 'tool.pre' }, 2000))
+    read += rows.length
+  if (read !== ROWS) throw new Error(`read ${read} rows, recorded ${ROWS}`)
   return performance.now() - started
 }
 

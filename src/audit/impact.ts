@@ -5,7 +5,7 @@
 // limit; the engine given must not record, so history is never rewritten.
 
 import type { DecisionKind, Engine, JsonObject } from '../core/index.js'
-import type { DecisionRow, Store } from '../store/index.js'
+import type { DecisionQuery, DecisionRow, Store } from '../store/index.js'
 
 /** What to replay and how far. */
 export interface ImpactOptions {
@@ -85,18 +85,14 @@ export async function previewImpact(
     until,
     durationMs: 0,
   }
-  const events = wanted.size === 1 ? [...wanted][0] : undefined
-  let offset = 0
-  for (;;) {
-    const rows = await store.listDecisions({
-      since: options.since,
-      until,
-      limit: pageSize,
-      offset,
-      ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
-      ...(events !== undefined ? { event: events } : {}),
-    })
-    offset += rows.length
+  const event = wanted.size === 1 ? [...wanted][0] : undefined
+  const query: DecisionQuery = {
+    since: options.since,
+    until,
+    ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
+    ...(event !== undefined ? { event } : {}),
+  }
+  for await (const rows of recordedPages(store, query, pageSize)) {
     for (const row of rows) {
       if (!row.blocking || (wanted.size > 0 && !wanted.has(row.event))) continue
       if (report.replayed >= options.limit) return finish(report, started, 'limit')
@@ -104,7 +100,35 @@ export async function previewImpact(
       await replayRow(engine, row, report, maxEvents)
     }
     options.onProgress?.(report.replayed, options.limit)
-    if (rows.length < pageSize) return finish(report, started)
+  }
+  return finish(report, started)
+}
+
+/**
+ * The recorded decisions of a query, newest first, page by page. Pages are keyed on the
+ * time of the last row read (and how many rows of that very millisecond were read), so
+ * each page costs the same however deep into the history it is.
+ */
+export async function* recordedPages(
+  store: Store,
+  query: Omit<DecisionQuery, 'limit' | 'offset'>,
+  pageSize: number,
+): AsyncGenerator<DecisionRow[]> {
+  let until = query.until
+  let seenAtLast = 0
+  for (;;) {
+    const rows = await store.listDecisions({
+      ...query,
+      ...(until !== undefined ? { until } : {}),
+      limit: pageSize,
+      offset: seenAtLast,
+    })
+    if (rows.length > 0) yield rows
+    if (rows.length < pageSize) return
+    const last = (rows[rows.length - 1] as DecisionRow).createdAt
+    const sameAsLast = rows.filter((r) => r.createdAt === last).length
+    seenAtLast = until === last + 1 ? seenAtLast + sameAsLast : sameAsLast
+    until = last + 1
   }
 }
 

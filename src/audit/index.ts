@@ -3,7 +3,7 @@
 // impact preview of a hook change over recorded history.
 
 export type { ImpactEvent, ImpactOptions, ImpactReport } from './impact.js'
-export { formatImpact, previewImpact, TRANSITION_ARROW } from './impact.js'
+export { formatImpact, previewImpact, recordedPages, TRANSITION_ARROW } from './impact.js'
 export { auditOptionsFromSetting, auditSettingSchema } from './options.js'
 export type { Persistence, PersistenceOptions } from './persistence.js'
 export { openPersistence, secretBoxFrom } from './persistence.js'

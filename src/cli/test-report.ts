@@ -109,13 +109,21 @@ export interface HookCoverage {
   fired: number
   denied: number
   modified: number
+  asked: number
 }
 
 /** Counts, per hook, what the cases' traces show it did. */
 export function coverageOf(hooks: readonly HookSpec[], decisions: readonly Decision[]): HookCoverage[] {
   const byId = new Map<string, HookCoverage>()
   for (const hook of hooks)
-    byId.set(hook.id, { id: hook.id, source: hook.source ?? 'config', fired: 0, denied: 0, modified: 0 })
+    byId.set(hook.id, {
+      id: hook.id,
+      source: hook.source ?? 'config',
+      fired: 0,
+      denied: 0,
+      modified: 0,
+      asked: 0,
+    })
   for (const decision of decisions) {
     for (const step of decision.trace) {
       const entry = byId.get(step.id)
@@ -123,6 +131,7 @@ export function coverageOf(hooks: readonly HookSpec[], decisions: readonly Decis
       entry.fired++
       if (step.outcome === 'deny') entry.denied++
       if (step.outcome === 'modify') entry.modified++
+      if (step.outcome === 'ask') entry.asked++
     }
   }
   return [...byId.values()]
@@ -143,10 +152,10 @@ export function formatCoverage(coverage: readonly HookCoverage[]): string {
         c.fired === 0
           ? 'never fired'
           : c.denied + c.modified === 0
-            ? `fired ${c.fired}, never denied or modified`
-            : `fired ${c.fired}, denied ${c.denied}, modified ${c.modified}`
+            ? `fired ${c.fired}, never denied or modified${c.asked ? ` (asked ${c.asked})` : ''}`
+            : `fired ${c.fired}, denied ${c.denied}, modified ${c.modified}${c.asked ? `, asked ${c.asked}` : ''}`
       const mark = c.fired === 0 ? '✗' : c.denied + c.modified === 0 ? '~' : '✓'
-      lines.push(`    ${mark} ${c.id.padEnd(32)} ${status}`)
+      lines.push(`    ${mark} ${c.id.padEnd(36)} ${status}`)
     }
   }
   return `${lines.join('\n')}\n`

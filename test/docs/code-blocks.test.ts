@@ -1,6 +1,7 @@
 // Every code block a user would paste from the README or docs/ is checked against the code:
 // a block that shows a repository file must equal it; YAML is loaded as warden.yaml (a lone
-// hook definition as one of its hooks) and its hooks registered; Markdown hook files and
+// hook definition as one of its hooks) and its hooks registered, or, with `cases:`, read as a
+// policy test file of `warden test`; Markdown hook files and
 // Claude Code settings load without problems; JSON parses; every `warden` command line
 // names a real subcommand and only flags that command's --help lists; TypeScript compiles
 // against the package's own sources. Blocks tagged `text` (or with no language) are output
@@ -13,6 +14,7 @@ import { dirname, join } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/index.js'
+import { readTestFile } from '../../src/cli/test-files.js'
 import { parseHookFile } from '../../src/sources/hook-files-parse.js'
 import { buildEngine, parseClaudeSettings, parseConfig } from '../../src/sources/index.js'
 import { ROOT } from '../helpers/cli.js'
@@ -57,17 +59,36 @@ describe('the docs: code blocks', () => {
     expect(block.text.trimEnd()).toBe(file.trimEnd())
   })
 
-  it.each(cases(byLanguage('yaml', 'yml')))('%s loads as warden.yaml', async (where, block) => {
-    const hookOnly =
-      /^name:/m.test(block.text) && /^handler:/m.test(block.text) && !/^hooks:/m.test(block.text)
-    const hookList = /^- name:/.test(block.text)
-    const text = hookOnly
-      ? `hooks:\n${block.text.replace(/^/gm, '    ').replace(/^ {4}/, '  - ')}`
-      : hookList
-        ? `hooks:\n${block.text.replace(/^/gm, '  ')}`
-        : block.text
-    await registers(text, where)
-  })
+  const policyTests = (b: CodeBlock) => /^cases:/m.test(b.text)
+  it.each(cases(byLanguage('yaml', 'yml').filter(policyTests)))(
+    '%s reads as a policy test file',
+    async (where, block) => {
+      const dir = await mkdtemp(join(tmpdir(), 'warden-doc-tests-'))
+      try {
+        await writeFile(join(dir, 'doc.test.yaml'), block.text)
+        const file = await readTestFile(join(dir, 'doc.test.yaml'), where)
+        expect(file.problems).toEqual([])
+        expect(file.cases.length).toBeGreaterThan(0)
+      } finally {
+        await rm(dir, { recursive: true, force: true })
+      }
+    },
+  )
+
+  it.each(cases(byLanguage('yaml', 'yml').filter((b) => !policyTests(b))))(
+    '%s loads as warden.yaml',
+    async (where, block) => {
+      const hookOnly =
+        /^name:/m.test(block.text) && /^handler:/m.test(block.text) && !/^hooks:/m.test(block.text)
+      const hookList = /^- name:/.test(block.text)
+      const text = hookOnly
+        ? `hooks:\n${block.text.replace(/^/gm, '    ').replace(/^ {4}/, '  - ')}`
+        : hookList
+          ? `hooks:\n${block.text.replace(/^/gm, '  ')}`
+          : block.text
+      await registers(text, where)
+    },
+  )
 
   it.each(cases(byLanguage('markdown', 'md')))('%s loads as a hook file', async (where, block) => {
     const parsed = parseHookFile(block.text, 'doc-example.md')
