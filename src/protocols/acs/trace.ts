@@ -222,9 +222,10 @@ export const ACS_TRACER_NAME = 'warden.acs'
 /** Creates the emitter: a no-op when `settings.otel` is off. */
 export function createTraceEmitter(settings: AcsTraceSettings, tracer?: Tracer): TraceEmitter {
   if (!settings.otel) return () => undefined
+  // A proxy tracer: spans reach an SDK registered later too.
+  const source = tracer ?? trace.getTracer(ACS_TRACER_NAME)
   return (request, result, tenant, intent) => {
     try {
-      const source = tracer ?? trace.getTracer(ACS_TRACER_NAME)
       const took = isObject(result.metadata) ? Number(result.metadata.evaluation_duration_ms) || 0 : 0
       const startTime = Date.now() - took
       const span = source.startSpan(spanNameOf(request.method), { kind: SpanKind.SERVER, startTime })
