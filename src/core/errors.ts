@@ -36,3 +36,13 @@ export function errorMessage(error: unknown): string {
     return String(error)
   }
 }
+
+/**
+ * A word with its indefinite article, for messages built around a value: "an approver",
+ * "an IPv4-mapped", "an unspecified", "a viewer", "a unique-local", "a URL".
+ */
+export function withArticle(word: string): string {
+  const vowelSound = /^[aeiou]/i.test(word) && !/^(uni|use|usu|uti|one|eu|U[A-Z])/.test(word)
+  const letterName = /^[FHLMNRSX][A-Z0-9]/.test(word)
+  return `${vowelSound || letterName ? 'an' : 'a'} ${word}`
+}

@@ -55,7 +55,7 @@ export type {
 } from './engine-types.js'
 export { DEFAULT_LIMITS } from './engine-types.js'
 export type { WardenErrorCode } from './errors.js'
-export { errorMessage, WardenError } from './errors.js'
+export { errorMessage, WardenError, withArticle } from './errors.js'
 export type {
   A2aPayload,
   A2aResponsePayload,

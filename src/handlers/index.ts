@@ -1,5 +1,6 @@
-// Handler types: one module each. `defaultHandlers()` is what engines get unless an
-// embedder passes its own list.
+// Handler types, one module each: fn, command, http, guardian (remote AOS), prompt (LLM
+// judge), script (Starlark), the static allow/deny/ask and the built-in detectors.
+// `defaultHandlers()` is what engines get unless an embedder passes its own list.
 
 import type { HandlerFactory } from '../core/index.js'
 import { commandHandler } from './command.js'

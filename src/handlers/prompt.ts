@@ -102,7 +102,7 @@ export function createPromptHandler(options: PromptHandlerOptions): HandlerFacto
       if (!judge) {
         throw new WardenError(
           'invalid-hook',
-          `hook "${hook.name}": no LLM judge is configured; set judge.baseUrl and judge.model in warden.yaml (or WARDEN_JUDGE_BASE_URL and WARDEN_JUDGE_MODEL)`,
+          `hook "${hook.name}": handler: a prompt handler needs an LLM judge, and no LLM judge is configured on this Warden; set judge.baseUrl and judge.model in warden.yaml (or WARDEN_JUDGE_BASE_URL and WARDEN_JUDGE_MODEL), or use another handler type`,
         )
       }
       const c = parsed.data

@@ -3,6 +3,8 @@
 // CGNAT, multicast, unspecified, benchmarking, documentation, and IPv6 forms that embed
 // an IPv4 address: mapped, compatible, translated, NAT64, 6to4, Teredo).
 
+import { withArticle } from '../core/index.js'
+
 /** An IP address: 4 bytes (IPv4) or 16 bytes (IPv6). */
 export interface IpAddress {
   family: 4 | 6
@@ -205,7 +207,7 @@ export function blockedCategory(address: IpAddress): string | undefined {
   for (const [r, at, label] of EMBEDDING_V6) {
     if (!inRange(plain, r)) continue
     const inner = blockedCategory({ family: 4, bytes: plain.bytes.slice(at, at + 4) })
-    return inner ? `${label} form of a ${inner} address` : undefined
+    return inner ? `${label} form of ${withArticle(inner)} address` : undefined
   }
   // Longest prefix first, so ::1 is "loopback" rather than "IPv4-compatible".
   const hits = BLOCKED_V6.filter(([r]) => inRange(plain, r)).sort((a, b) => b[0].prefix - a[0].prefix)

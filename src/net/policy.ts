@@ -2,6 +2,7 @@
 // Special-purpose addresses are refused unless `network.allow` lists them (a CIDR, an
 // address, a host name or a `*.suffix`); every refusal says which setting would allow it.
 
+import { withArticle } from '../core/index.js'
 import {
   blockedCategory,
   formatIp,
@@ -129,7 +130,7 @@ export function checkAddress(list: AllowList, hostname: string, address: IpAddre
   const via = literal ? '' : ` (${hostname} resolves to it)`
   throw new OutboundError(
     'blocked-address',
-    `refused to connect to ${text}${via}: it is a ${category} address; to allow it, ${allowHint(address)}`,
+    `refused to connect to ${text}${via}: it is ${withArticle(category)} address; to allow it, ${allowHint(address)}`,
   )
 }
 

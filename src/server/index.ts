@@ -1,4 +1,5 @@
-// The HTTP server: the AOS and ACS endpoints, health, graceful shutdown; other routes plug in.
+// The HTTP server: the AOS and ACS endpoints, health and readiness, the front door, graceful
+// shutdown; the management plane (tokens, `/ws`, approvals, sign-in links) and the UI plug in.
 
 export { acsServerOptions } from './acs.js'
 export { openAcsLedger, type SqlAcsLedger } from './acs-ledger.js'

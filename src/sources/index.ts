@@ -1,4 +1,6 @@
-// Where hook definitions and settings come from.
+// Where hook definitions and settings come from: warden.yaml (with its packs of built-in
+// detector hooks), Markdown hook files (watched and reloaded), Claude Code settings and
+// plugins, GoClaw hook files, loom agent.json profiles; and the engine built from them.
 
 export { permissionRuleToCel } from './claude-rules.js'
 export type { ClaudeSettingsOptions } from './claude-settings.js'

@@ -202,7 +202,7 @@ describe('prompt handler: load-time rules', () => {
 
   it('refuses a judge hook when no judge is configured, and a bad config', () => {
     expect(() => createEngine({ hooks: [judgeHook()], handlers: [createPromptHandler({ client })] })).toThrow(
-      /no LLM judge is configured; set judge\.baseUrl and judge\.model/,
+      /no LLM judge is configured on this Warden; set judge\.baseUrl and judge\.model/,
     )
     expect(() => engineWith({ ...judgeHook(), handler: { type: 'prompt' } })).toThrow(
       /handler: prompt is required/,

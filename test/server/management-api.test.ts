@@ -281,6 +281,18 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         expect(badSample.error?.code).toBe('invalid-params')
         const both = await c.call('hooks.test', { event: { payload: {} } })
         expect(both.error?.code).toBe('invalid-params')
+        // No judge is configured: the error names the handler and says what is missing.
+        const judgeless = await c.call('hooks.test', {
+          hook: {
+            name: 'judged',
+            event: 'tool.pre',
+            matcher: '^exec$',
+            handler: { type: 'prompt', prompt: 'Deny deletes' },
+          },
+          event: { payload: { tool: { name: 'exec', input: { cmd: 'ls' } } } },
+        })
+        expect(judgeless.error?.field, JSON.stringify(judgeless)).toBe('handler')
+        expect(judgeless.error?.message).toContain('a prompt handler needs an LLM judge')
         await new Promise((r) => setTimeout(r, 300))
         expect(await store.countDecisions()).toBe(before)
       })

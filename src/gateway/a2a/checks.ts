@@ -5,14 +5,15 @@
 // Requests and answers are seen as A2A JSON-RPC messages (see payload.ts). Each check
 // answers what to forward (as modified) or the refusal to send instead.
 
-import type {
-  Decision,
-  Engine,
-  EventContext,
-  EventName,
-  Json,
-  JsonObject,
-  ModifyCheck,
+import {
+  type Decision,
+  type Engine,
+  type EventContext,
+  type EventName,
+  type Json,
+  type JsonObject,
+  type ModifyCheck,
+  withArticle,
 } from '../../core/index.js'
 import type { A2aMethodInfo } from './methods.js'
 import {
@@ -110,7 +111,7 @@ export class A2aChecks {
       const modified = modifiedResult({ payload }, original)
       if (!modified.ok) return modified.error
       if (!sameKind(value, modified.value))
-        return `a modify may not turn a ${kind} into another kind of answer`
+        return `a modify may not turn ${withArticle(kind)} into another kind of answer`
       return undefined
     }
     const decision = await this.dispatch(

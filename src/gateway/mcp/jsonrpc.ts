@@ -4,7 +4,7 @@
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { JSONRPCMessageSchema, RELATED_TASK_META_KEY } from '@modelcontextprotocol/sdk/types.js'
-import type { Json, JsonObject } from '../../core/index.js'
+import { type Json, type JsonObject, withArticle } from '../../core/index.js'
 
 /** The JSON-RPC error code of a request Warden denied (a server-defined code). */
 export const DENIED_ERROR_CODE = -32003
@@ -84,7 +84,7 @@ export function checkModifiedMessage(
   if (messageKind(message) !== messageKind(original)) {
     return {
       ok: false,
-      error: `a modify may not turn a ${messageKind(original)} into a ${messageKind(message)}`,
+      error: `a modify may not turn ${withArticle(messageKind(original))} into ${withArticle(messageKind(message))}`,
     }
   }
   if (messageId(message) !== messageId(original))

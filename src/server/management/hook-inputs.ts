@@ -39,6 +39,12 @@ export type DefinitionParams = z.infer<typeof definition>
 
 export const editable = definition.partial().omit({ name: true }).strict()
 
+/** The top-level fields of a hook definition. */
+const HOOK_FIELDS = new Set(Object.keys(definition.shape))
+
+/** Words that open a sentence of a handler's message, never an option's name. */
+const NOT_FIELDS = new Set(['a', 'an', 'the', 'no', 'this', 'it', 'its', 'one', 'only', 'cannot'])
+
 /** The field a hook-model error message names (`hook "x": handler.url must …`). */
 export function fieldOf(message: string): string | undefined {
   let rest = message.replace(/^hook(?: "[^"]*")?: /, '')
@@ -50,8 +56,11 @@ export function fieldOf(message: string): string | undefined {
   if (unknown?.[1]) return at(unknown[2] ? `${unknown[2]}.${unknown[1]}` : unknown[1])
   const event = /^event "/.exec(rest)
   if (event && !inHandler) return 'event'
-  const field = /^([A-Za-z][\w.[\]]*)\s/.exec(rest)
-  if (field?.[1]) return at(field[1])
+  // A message may start with a sentence rather than a field ("no LLM judge is configured",
+  // "a prompt handler needs …"): only a hook field, or a handler option, counts.
+  const field = /^([A-Za-z][\w.[\]]*)\s/.exec(rest)?.[1]
+  const root = field?.split(/[.[]/)[0] ?? ''
+  if (field && (inHandler ? !NOT_FIELDS.has(root) : HOOK_FIELDS.has(root))) return at(field)
   return inHandler ? 'handler' : undefined
 }
 

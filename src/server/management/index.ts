@@ -1,4 +1,5 @@
-// The management plane: access tokens, the `/ws` API, approvals and pushes.
+// The management plane: access tokens, the `/ws` API, approvals and pushes, and the UI's
+// one-time sign-in links.
 
 export type { ApprovalBrokerOptions, ResolveInput } from './approvals.js'
 export { ApprovalBroker, approvalView } from './approvals.js'

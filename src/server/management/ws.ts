@@ -7,7 +7,7 @@
 import websocket from '@fastify/websocket'
 import type { FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
-import { errorMessage } from '../../core/index.js'
+import { errorMessage, withArticle } from '../../core/index.js'
 import { decodeBody, RpcError } from '../../protocols/index.js'
 import type { PushHub, PushTopic, Subscriber } from './hub.js'
 import {
@@ -224,7 +224,11 @@ class Connection implements ConnectionHandle {
       return this.send(
         errorFrame(
           id,
-          new ApiError('forbidden', `a ${this.principal.role} token may not call ${name}`, 'method'),
+          new ApiError(
+            'forbidden',
+            `${withArticle(this.principal.role)} token may not call ${name}`,
+            'method',
+          ),
         ),
       )
     }
