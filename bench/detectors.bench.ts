@@ -214,7 +214,7 @@ function timePerCheck(samples: readonly Sample[], run: (s: Sample) => unknown, r
 export default async function run(): Promise<BenchResult[]> {
   // Warden runs compiled (dist/), as users run it; `npm run bench` builds it.
   const { DETECTORS } = await import('../dist/handlers/index.js')
-  const rounds = Number(process.env.DETECTORS_BENCH_ROUNDS ?? 7)
+  const rounds = Number(process.env.DETECTORS_BENCH_ROUNDS ?? 15)
   const results: BenchResult[] = []
   const misses: string[] = []
   for (const category of CATEGORIES) {

@@ -123,7 +123,7 @@ export function expandPacks(
   const out: Record<string, unknown>[] = []
   for (const [index, entry] of entries.entries()) {
     const name = typeof entry === 'string' ? entry : entry.name
-    const pack = PACKS[name]
+    const pack = Object.hasOwn(PACKS, name) ? PACKS[name] : undefined
     if (!pack)
       throw new WardenError(
         'invalid-config',

@@ -82,6 +82,7 @@ hooks:
     expect(() => load('packs: [shell-safety, shel]\n')).toThrow(
       /packs\[1\] "shel" is not a known pack; use one of shell-safety, secrets, pii, egress, protected-paths, prompt-injection/,
     )
+    expect(() => load('packs: [constructor]\n')).toThrow(/"constructor" is not a known pack/)
     expect(() => load('packs: shell-safety\n')).toThrow(/packs must be a list of pack names/)
   })
 })

@@ -101,7 +101,7 @@ function prepareDetector(config: unknown, hook: HookSpec) {
   const parsed = configSchema.safeParse(config)
   if (!parsed.success) throw new WardenError('invalid-hook', formatZodError(parsed.error, label))
   const settings = parsed.data
-  const detector = DETECTORS[settings.detector]
+  const detector = Object.hasOwn(DETECTORS, settings.detector) ? DETECTORS[settings.detector] : undefined
   if (!detector)
     throw new WardenError(
       'invalid-hook',

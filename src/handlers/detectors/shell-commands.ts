@@ -87,7 +87,7 @@ function unwrap(
   let argsFromStdin = fromStdin
   for (let peel = 0; peel < 8 && words.length > 0; peel++) {
     const name = baseName(words[0] as string)
-    const valued = WRAPPERS[name]
+    const valued = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined
     if (!valued) break
     if (name === 'xargs' || name === 'parallel') argsFromStdin = true
     let i = 1

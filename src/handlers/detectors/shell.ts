@@ -97,6 +97,33 @@ function flagsOf(args: readonly string[]): { flags: Set<string>; long: Set<strin
   return { flags, long, operands }
 }
 
+/** The programs some rule looks at (`mkfs.*` besides); others matter only for their redirections. */
+const RULE_NAMES = new Set([
+  ...'rm rmdir unlink find dd mke2fs mkswap wipefs blkdiscard shred fdisk sfdisk sgdisk parted chmod chown chgrp setfacl git eval'.split(
+    ' ',
+  ),
+  ...INTERPRETERS,
+])
+
+/**
+ * A command whose name is a glob (`/bin/r? -rf /`) runs whatever the glob matches: taken as
+ * the first program a rule looks at that it could match (fail closed).
+ */
+function globbedName(run: RunCommand): RunCommand {
+  const source = run.name
+    .replace(/[.+^${}()|\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.')
+  let re: RegExp
+  try {
+    re = new RegExp(`^${source}$`)
+  } catch {
+    return run
+  }
+  for (const name of RULE_NAMES) if (re.test(name)) return { ...run, name }
+  return run
+}
+
 type Check = (run: RunCommand, all: readonly RunCommand[]) => string | undefined
 
 function recursiveDelete(run: RunCommand): string | undefined {
@@ -274,7 +301,11 @@ function scanWith(text: string, rules: readonly [ShellRule, Check][], bombs: boo
     if (bomb) found('fork-bomb', bomb)
   }
   const runs = runCommands(script)
-  for (const run of runs) {
+  for (const listed of runs) {
+    const run = /[*?[]/.test(listed.name) ? globbedName(listed) : listed
+    // Most commands are none of those the rules are about: skip them at once.
+    if (!RULE_NAMES.has(run.name) && !run.name.startsWith('mkfs') && run.command.redirects.length === 0)
+      continue
     for (const [rule, check] of rules) {
       const detail = check(run, runs)
       if (detail) found(rule, detail)

@@ -137,6 +137,7 @@ describe('detector handler', () => {
       { detector: 'nope' },
       /detector "nope" is not known; use one of secrets, pii, egress, shell, paths, injection/,
     )
+    bad({ detector: 'constructor' }, /detector "constructor" is not known/)
     bad({ detector: 'shell', action: 'redact' }, /action "redact" does not fit the shell detector/)
     bad({ detector: 'shell', options: { protectedBranches: 'main' } }, /handler\.options: protectedBranches/)
     bad({ detector: 'secrets', options: { patterns: ['(?<=x)y'] } }, /not a valid RE2 expression/)

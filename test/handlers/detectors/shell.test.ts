@@ -41,6 +41,8 @@ describe('destructive-shell detector', () => {
     ['git push -f origin HEAD:master', 'force-push'],
     ['git push origin :main', 'force-push'],
     ['git push --force', 'force-push'],
+    ['/bin/r? -rf /', 'recursive-delete'],
+    ['/usr/bin/[r]m -rf ~', 'recursive-delete'],
   ])('catches %j (%s)', (command, rule) => {
     expect(rulesOf(command)).toContain(rule)
   })
@@ -108,6 +110,9 @@ describe('shell reader', () => {
   it('stays bounded on deep nesting and never throws on broken input', () => {
     const deep = `${'$('.repeat(200)}rm -rf /${')'.repeat(200)}`
     expect(() => parseShell(deep)).not.toThrow()
+    // Program names that are also property names of plain objects are programs like any other.
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty'])
+      expect(scanShell(`${name} -rf / && rm -rf ~`).map((f) => f.kind)).toEqual(['recursive-delete'])
     for (const broken of ["'unterminated", '"open $(', '${', '$((1+', 'a <<', '((((', '))))', '`', '\\'])
       expect(() => scanShell(broken)).not.toThrow()
   })
