@@ -129,6 +129,8 @@ describe.skipIf(!chromium)('the UI: access', () => {
     // The switch is in view, not behind a sideways scroll.
     const box = await page.locator('tr[data-hook="no-destructive-shell"] .switch').boundingBox()
     expect(box && box.x + box.width).toBeLessThanOrEqual(390)
+    const wrap = await page.locator('.table-wrap').evaluate((el) => el.scrollWidth - el.clientWidth)
+    expect(wrap).toBeLessThanOrEqual(0)
     await screenshot(page, 'hooks-phone')
     expect(problems).toEqual([])
     await close()
