@@ -43,7 +43,7 @@ export {
   withToolInput,
   withToolOutput,
 } from './decision.js'
-export { createEngine } from './engine.js'
+export { createEngine, dispatchSoon, type Soon } from './engine.js'
 export type {
   DecisionRecord,
   DispatchInput,

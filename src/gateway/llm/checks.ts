@@ -5,15 +5,17 @@
 // `model.post` reports the answer as delivered (it cannot block). A deny of the request or
 // of answer text refuses the call; a denied tool call is replaced by a text saying why.
 
-import type {
-  Decision,
-  Engine,
-  EventContext,
-  EventName,
-  Json,
-  JsonObject,
-  ModifyCheck,
-  OnCallerGone,
+import {
+  type Decision,
+  dispatchSoon,
+  type Engine,
+  type EventContext,
+  type EventName,
+  type Json,
+  type JsonObject,
+  type ModifyCheck,
+  type OnCallerGone,
+  type Soon,
 } from '../../core/index.js'
 import {
   type AnswerVerdicts,
@@ -74,12 +76,13 @@ export class LlmChecks {
     const changes: RequestChanges = { toolOutputs: new Map() }
     let changed = false
     if (view.userText !== undefined) {
-      const decision = await this.dispatch(
+      const pending = this.dispatch(
         'user.message',
         { message: { role: 'user', text: view.userText } },
         scope,
         textNeeded,
       )
+      const decision = pending instanceof Promise ? await pending : pending
       if (decision.decision === 'deny') return refused(decision, 'the user message')
       const text = modifiedText(decision)
       if (text !== undefined) {
@@ -90,7 +93,8 @@ export class LlmChecks {
     for (const result of view.toolResults) {
       const tool: JsonObject = { name: result.name, id: result.id, input: {}, output: result.output }
       if (result.isError) tool.isError = true
-      const decision = await this.dispatch('tool.post', { tool }, scope, outputNeeded)
+      const pending = this.dispatch('tool.post', { tool }, scope, outputNeeded)
+      const decision = pending instanceof Promise ? await pending : pending
       if (decision.decision === 'deny') return refused(decision, `the result of tool ${result.name}`)
       if (decision.decision === 'modify' && isObject(decision.payload?.tool)) {
         changes.toolOutputs.set(result.id, decision.payload.tool.output as Json)
@@ -102,7 +106,8 @@ export class LlmChecks {
     const model: JsonObject = { messages: seen.messages, tools: seen.tools, api: api.name }
     if (seen.model !== undefined) model.name = seen.model
     if (seen.system !== undefined) model.system = seen.system
-    const decision = await this.dispatch('model.pre', { model }, scope, modelNeeded)
+    const pending = this.dispatch('model.pre', { model }, scope, modelNeeded)
+    const decision = pending instanceof Promise ? await pending : pending
     if (decision.decision === 'deny') return refused(decision, 'the model call')
     const next = decision.decision === 'modify' ? decision.payload?.model : undefined
     if (isObject(next)) {
@@ -121,7 +126,8 @@ export class LlmChecks {
     const verdicts: AnswerVerdicts = { texts: new Map(), calls: new Map() }
     let changed = false
     for (const { key, text } of view.texts) {
-      const checked = await this.text(text, scope)
+      const pending = this.checkText(text, scope)
+      const checked = pending instanceof Promise ? await pending : pending
       if (!checked.ok) return checked
       if (checked.text !== text) {
         verdicts.texts.set(key, checked.text)
@@ -129,7 +135,8 @@ export class LlmChecks {
       }
     }
     for (const call of view.calls) {
-      const verdict = await this.call(call, scope)
+      const pending = this.checkCall(call, scope)
+      const verdict = pending instanceof Promise ? await pending : pending
       if (verdict.kind !== 'allow') changed = true
       verdicts.calls.set(call.id, verdict)
     }
@@ -159,51 +166,65 @@ export class LlmChecks {
   }
 
   /** Checks one text of the answer: the text to send, or the error. */
-  async text(
-    text: string,
-    scope: CallScope,
-  ): Promise<{ ok: true; text: string } | { ok: false; error: ApiErrorInfo }> {
-    const decision = await this.dispatch(
-      'agent.response',
-      { message: { role: 'agent', text } },
-      scope,
-      textNeeded,
-    )
-    if (decision.decision === 'deny') return refused(decision, 'the answer')
-    return { ok: true, text: modifiedText(decision) ?? text }
+  async text(text: string, scope: CallScope): Promise<TextVerdict> {
+    return this.checkText(text, scope)
   }
 
   /** Checks one tool call the model asks for. */
   async call(call: ToolCallView, scope: CallScope): Promise<CallVerdict> {
-    const decision = await this.dispatch(
+    return this.checkCall(call, scope)
+  }
+
+  /** {@link text}, synchronously when every hook that ran was. */
+  private checkText(text: string, scope: CallScope): Soon<TextVerdict> {
+    const pending = this.dispatch('agent.response', { message: { role: 'agent', text } }, scope, textNeeded)
+    return pending instanceof Promise ? pending.then((d) => textVerdict(d, text)) : textVerdict(pending, text)
+  }
+
+  /** {@link call}, synchronously when every hook that ran was. */
+  private checkCall(call: ToolCallView, scope: CallScope): Soon<CallVerdict> {
+    const pending = this.dispatch(
       'tool.pre',
       { tool: { name: call.name, input: call.input, id: call.id } },
       scope,
       inputNeeded,
     )
-    if (decision.decision === 'deny')
-      return { kind: 'blocked', text: blockedCallText(call.name, decision.reason) }
-    if (
-      decision.decision === 'modify' &&
-      isObject(decision.payload?.tool) &&
-      isObject(decision.payload.tool.input)
-    )
-      return { kind: 'rewrite', input: decision.payload.tool.input }
-    return { kind: 'allow' }
+    return pending instanceof Promise ? pending.then((d) => callVerdict(d, call)) : callVerdict(pending, call)
   }
 
+  /** The engine's decision: a value when every hook that ran was synchronous (no tick spent). */
   private dispatch(
     event: EventName,
     payload: JsonObject,
     scope: CallScope,
     acceptModify: ModifyCheck,
-  ): Promise<Decision> {
-    return this.engine.dispatch(
+  ): Soon<Decision> {
+    return dispatchSoon(
+      this.engine,
       scope.onCallerGone
         ? { event, payload, context: scope.context, acceptModify, onCallerGone: scope.onCallerGone }
         : { event, payload, context: scope.context, acceptModify },
     )
   }
+}
+
+type TextVerdict = { ok: true; text: string } | { ok: false; error: ApiErrorInfo }
+
+function textVerdict(decision: Decision, text: string): TextVerdict {
+  if (decision.decision === 'deny') return refused(decision, 'the answer')
+  return { ok: true, text: modifiedText(decision) ?? text }
+}
+
+function callVerdict(decision: Decision, call: ToolCallView): CallVerdict {
+  if (decision.decision === 'deny')
+    return { kind: 'blocked', text: blockedCallText(call.name, decision.reason) }
+  if (
+    decision.decision === 'modify' &&
+    isObject(decision.payload?.tool) &&
+    isObject(decision.payload.tool.input)
+  )
+    return { kind: 'rewrite', input: decision.payload.tool.input }
+  return { kind: 'allow' }
 }
 
 function modifiedText(decision: Decision): string | undefined {

@@ -50,7 +50,7 @@ export async function relayStream(options: RelayOptions): Promise<void> {
       code: 'upstream_timeout',
       message: `the model API sent nothing for ${limits.upstreamTimeoutMs} ms (llm.upstreamTimeoutMs)`,
     })
-  let idle = setTimeout(silent, limits.upstreamTimeoutMs)
+  const idle = setTimeout(silent, limits.upstreamTimeoutMs)
   const total = setTimeout(
     () =>
       stop({
@@ -74,7 +74,8 @@ export async function relayStream(options: RelayOptions): Promise<void> {
     corked = false
     if (!res.destroyed) res.uncork()
   }
-  const write = async (step: RelayStep): Promise<boolean> => {
+  /** Writes a step: true to go on; a promise only when the client reads slowly. */
+  const write = (step: RelayStep): boolean | Promise<boolean> => {
     if (finished) return false
     if (!Array.isArray(step)) {
       stop(step.error)
@@ -88,27 +89,25 @@ export async function relayStream(options: RelayOptions): Promise<void> {
       res.cork()
       setImmediate(uncork)
     }
-    if (!res.write(step.length === 1 ? (step[0] as string) : step.join(''))) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          res.off('drain', done)
-          res.off('close', done)
-          resolve()
-        }
-        res.once('drain', done)
-        res.once('close', done)
-      })
-    }
-    return !finished
+    if (res.write(step.length === 1 ? (step[0] as string) : step.join(''))) return !finished
+    return new Promise<boolean>((resolve) => {
+      const done = () => {
+        res.off('drain', done)
+        res.off('close', done)
+        resolve(!finished)
+      }
+      res.once('drain', done)
+      res.once('close', done)
+    })
   }
 
   try {
     for await (const chunk of body) {
       if (finished) break
-      clearTimeout(idle)
-      idle = setTimeout(silent, limits.upstreamTimeoutMs)
+      idle.refresh()
       for (const event of parser.push(chunk as Buffer)) {
-        if (!(await write(await relay.event(event)))) break
+        const going = write(await relay.event(event))
+        if (!(going instanceof Promise ? await going : going)) break
       }
     }
     if (!finished) {
