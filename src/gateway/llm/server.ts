@@ -62,6 +62,8 @@ export interface LlmGateway {
 
 const NAME_RULE = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/
 const WARDEN_TOKEN = /^wdn_[0-9a-f]{16}_/
+/** A path the URL parser would give back unchanged (no dots, escapes, query or `//` start). */
+const SIMPLE_PATH = /^\/[A-Za-z0-9_-][A-Za-z0-9_/-]*$/
 
 /**
  * Starts the gateway.
@@ -192,7 +194,9 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
       reply.hijack()
       const req = request.raw
       const res = reply.raw
-      const path = new URL(request.url, 'http://gateway').pathname
+      const path = SIMPLE_PATH.test(request.url)
+        ? request.url
+        : new URL(request.url, 'http://gateway').pathname
       const route = apiForPath(request.method, path)
       const shape: LlmApi = route.api ?? errorApiForPath(path)
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
