@@ -207,3 +207,32 @@ describe('AI Harness: delegation.post_verify blocks', () => {
     expect(decision.reason).toContain('cannot block')
   })
 })
+
+describe('loom: model.post carries what loom meters', () => {
+  it('stop reason, tokens, cost and tool calls reach model.post hooks; unreported fields stay out', async () => {
+    const { createLoomRuntime } = await import('../../src/adapters/loom/index.js')
+    const runtime = createLoomRuntime()
+    const seen: unknown[] = []
+    runtime.register('model.post', (ctx) => {
+      seen.push(ctx.payload)
+      return {}
+    })
+    await runtime.run('model.post', {
+      response: 'done',
+      metering: { stopReason: 'end_turn', inputTokens: 120, outputTokens: 30, costUsd: 0.0021, toolCalls: 2 },
+    })
+    await runtime.run('model.post', { response: 'again', metering: { stopReason: 'max_tokens' } })
+    expect(seen).toEqual([
+      {
+        model: {
+          response: 'done',
+          stopReason: 'end_turn',
+          toolCalls: 2,
+          usage: { inputTokens: 120, outputTokens: 30, costUsd: 0.0021 },
+        },
+      },
+      { model: { response: 'again', stopReason: 'max_tokens' } },
+    ])
+    await runtime.engine.close()
+  })
+})

@@ -19,6 +19,7 @@ import {
   toJson,
   WardenDeniedError,
 } from '../decisions.js'
+import { aiSdkMetering, meteringFields } from '../metering.js'
 
 /** Options of {@link wardenMiddleware} and {@link guardTools}. */
 export interface AiSdkAdapterOptions extends BackendOptions {
@@ -141,7 +142,10 @@ export function wardenMiddleware(
           content.push({ type: 'text', text: rewritten }, ...rest)
         }
       }
-      void dispatch('model.post', { model: { response: toJson(content) } })
+      const calls = content.filter((p) => p.type === 'tool-call').length
+      void dispatch('model.post', {
+        model: { response: toJson(content), ...meteringFields(aiSdkMetering(result, calls)) },
+      })
       const blocked =
         content.length !== result.content.length || content.some((p, i) => p !== result.content[i])
       return blocked ? { ...result, content } : result

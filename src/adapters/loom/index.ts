@@ -23,6 +23,7 @@ import {
   systemReminder,
   toJson,
 } from '../decisions.js'
+import { type ModelMetering, meteringFields } from '../metering.js'
 
 /** What a loom hook function receives: the `fn` handler's loom dialect. */
 export type { LoomHookContext }
@@ -53,6 +54,10 @@ export interface LoomRunContext {
   toolOutput?: unknown
   /** The prompt (user.message) or answer (agent.response) text. */
   text?: string
+  /** model.post: the model's answer. */
+  response?: unknown
+  /** model.post: what loom meters, as far as the SDK reports it (stop reason, tokens, cost, tool calls). */
+  metering?: ModelMetering
   /** A full payload, for events without the fields above. */
   payload?: JsonObject
   context?: EventContext
@@ -206,5 +211,7 @@ function payloadOf(event: string, ctx: LoomRunContext): JsonObject {
   }
   if (event === 'user.message') return { message: { role: 'user', text: ctx.text ?? '' } }
   if (event === 'agent.response') return { message: { role: 'agent', text: ctx.text ?? '' } }
+  if (event === 'model.post')
+    return { model: { response: toJson(ctx.response ?? ctx.text ?? null), ...meteringFields(ctx.metering) } }
   return {}
 }
