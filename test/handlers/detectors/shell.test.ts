@@ -21,6 +21,7 @@ describe('destructive-shell detector', () => {
     ['`echo rm` -rf /', 'recursive-delete'],
     ['r\\m -rf /', 'recursive-delete'],
     ['a=r; b=m; $a$b -rf /', 'recursive-delete'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${IFS} is shell text here
     ['rm${IFS}-rf${IFS}/', 'recursive-delete'],
     ['{rm,-rf,/}', 'recursive-delete'],
     ["$'\\x72\\x6d' -rf /", 'recursive-delete'],
