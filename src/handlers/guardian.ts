@@ -10,6 +10,8 @@ import type {
   HandlerConfig,
   HandlerFactory,
   HookCall,
+  HookExecutor,
+  HookSpec,
   Json,
   JsonObject,
   Verdict,
@@ -31,6 +33,8 @@ export interface GuardianCodec {
 export interface GuardianHandlerOptions {
   client: OutboundClient
   codec: GuardianCodec
+  /** Prepares a hook with `protocol: acs` (a remote ACS Guardian; supplied by the protocols layer). */
+  acs?: (config: HandlerConfig, hook: HookSpec) => HookExecutor
 }
 
 /** One remote Guardian. */
@@ -178,6 +182,16 @@ export function guardianHandler(options: GuardianHandlerOptions): HandlerFactory
     type: 'guardian',
     validateHook: validateFor(options.codec),
     prepare(config: HandlerConfig, hook) {
+      if (config.protocol === 'acs') {
+        if (!options.acs)
+          throw new WardenError('invalid-hook', `hook "${hook.name}": ACS Guardians are not available here`)
+        return options.acs(config, hook)
+      }
+      if (config.protocol !== undefined && config.protocol !== 'aos')
+        throw new WardenError(
+          'invalid-hook',
+          `hook "${hook.name}": handler.protocol must be "aos" (the default) or "acs"`,
+        )
       const remote = checkRemote(
         { ...config, name: config.name ?? hook.name },
         `hook "${hook.name}": handler`,

@@ -2,4 +2,5 @@
 // (signed envelopes and a hash-chained session record, in acs/; imported through
 // acs/index.js, since several of its names are AOS's too).
 
+export { createAcsGuardianHooks } from './acs/index.js'
 export * from './aos/index.js'

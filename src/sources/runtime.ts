@@ -22,7 +22,7 @@ import {
   type TokenLedger,
 } from '../handlers/index.js'
 import { createOutboundClient, networkOptions } from '../net/index.js'
-import { aosEvents, createAosGuardianCodec } from '../protocols/index.js'
+import { aosEvents, createAcsGuardianHooks, createAosGuardianCodec } from '../protocols/index.js'
 import { createSecretBox, DEFAULT_KEY_FILE } from '../secrets/index.js'
 import type { WardenConfig } from './config.js'
 import { applyKillSwitch, scriptHandlerOptions, webhookAllowList } from './hook-files-runtime.js'
@@ -102,7 +102,8 @@ export function buildHandlers(
   {
     // guardian / guardians: remote AOS Guardians, through the SSRF-checked outbound client.
     const codec = createAosGuardianCodec()
-    handlers.push({ ...guardianHandler({ client, codec }), close: () => client.close() })
+    const acs = createAcsGuardianHooks(client, options.env ?? process.env)
+    handlers.push({ ...guardianHandler({ client, codec, acs }), close: () => client.close() })
     handlers.push(guardiansHandler({ client, codec }))
   }
   // script: Starlark hook files; profile-action: the declarative actions of agent.json profiles.
