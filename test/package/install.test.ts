@@ -105,7 +105,7 @@ describe('the packed package', () => {
       expect(files, path).toContain(path)
     expect(files.some((f) => f.startsWith('dist/web/assets/') && f.endsWith('.js'))).toBe(true)
     const unwanted = files.filter((f) =>
-      /^(src|test|bench|scripts|web|node_modules|\.warden)\/|\.map$|\.test\.|\.build-stamp$|\.tsbuildinfo$/.test(
+      /^(src|test|bench|scripts|web|node_modules|\.warden)\/|\.map$|\.test\.[cm]?[jt]sx?$|\.build-stamp$|\.tsbuildinfo$/.test(
         f,
       ),
     )
