@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import type { JsonObject } from '../../src/core/index.js'
 import { acsRequest, type ClientKey, clientHello, responseSigned } from '../../src/protocols/acs/index.js'
+import { CRYPTO_CASES } from './acs-crypto-cases.js'
 import { PROFILE_CASES } from './acs-profile-cases.js'
 
 /** What a case has to work with. */
@@ -221,4 +222,5 @@ export const CASES: ConformanceCase[] = [
     },
   },
   ...PROFILE_CASES,
+  ...CRYPTO_CASES,
 ]
