@@ -31,6 +31,8 @@ export function toHookDefinition(hook: StoredHook): HookDefinition {
   if (hook.policy) definition.policy = hook.policy
   if (hook.mode === 'shadow') definition.mode = 'shadow'
   if (hook.description) definition.description = hook.description
+  if (hook.blocks !== undefined) definition.blocks = hook.blocks
+  if (hook.maxInvocationsPerTurn !== undefined) definition.maxInvocationsPerTurn = hook.maxInvocationsPerTurn
   return definition
 }
 

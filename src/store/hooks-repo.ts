@@ -42,6 +42,10 @@ function toRow(
       ...(input.policy ? { policy: input.policy } : {}),
       ...(input.mode ? { mode: input.mode } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.blocks !== undefined ? { blocks: input.blocks } : {}),
+      ...(input.maxInvocationsPerTurn !== undefined
+        ? { maxInvocationsPerTurn: input.maxInvocationsPerTurn }
+        : {}),
       ...(input.tenant || input.agents?.length
         ? {
             scope: {
@@ -80,6 +84,8 @@ function toRow(
     source,
     mode: spec.mode ?? 'enforce',
     description: spec.description ?? null,
+    blocks: spec.blocks === undefined ? null : spec.blocks ? 1 : 0,
+    max_invocations_per_turn: spec.maxInvocationsPerTurn ?? null,
   }
 }
 
@@ -109,6 +115,9 @@ export function fromRow(row: HooksTable, box: SecretBox | undefined): StoredHook
   if (row.policy !== null) hook.policy = JSON.parse(row.policy) as StoredHook['policy'] & object
   if (row.mode === 'shadow') hook.mode = 'shadow'
   if (row.description) hook.description = row.description
+  if (row.blocks !== null && row.blocks !== undefined) hook.blocks = Number(row.blocks) === 1
+  if (row.max_invocations_per_turn !== null && row.max_invocations_per_turn !== undefined)
+    hook.maxInvocationsPerTurn = Number(row.max_invocations_per_turn)
   return hook
 }
 

@@ -298,9 +298,8 @@ const instances: Migration = {
 }
 
 /**
- * 0009: a hook's `description`, and the tool (or MCP / A2A method) each decision was about,
- * so that the decisions list can show and filter it through an index. Older decisions get
- * theirs from the stored input.
+ * 0009: a hook's `description`, and the tool (or MCP / A2A method) each decision was about, so
+ * the decisions list can show and filter it through an index (older decisions: from the input).
  */
 function hookDescription(dialect: Dialect): Migration {
   return {
@@ -326,9 +325,9 @@ function hookDescription(dialect: Dialect): Migration {
 }
 
 /**
- * 0010: shadow mode. A hook's `mode` (`enforce` or `shadow`), and on each execution row
- * `mode` = `shadow` when the verdict was recorded, not applied (null otherwise), indexed for
- * counting a hook's would-be denials; and the reason given with a change (a promotion).
+ * 0010: shadow mode. A hook's `mode` (`enforce` or `shadow`), and on each execution row `mode` =
+ * `shadow` when the verdict was recorded, not applied (null otherwise), indexed for counting a
+ * hook's would-be denials; and the reason given with a change (a promotion).
  */
 const hookMode: Migration = {
   async up(db: Kysely<unknown>) {
@@ -346,6 +345,14 @@ const hookMode: Migration = {
   },
 }
 
+/** 0011: a hook's home blocking rule (`blocks`: 1, 0 or null) and its cap on runs per turn. */
+const hookBlocks: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('hooks').addColumn('blocks', 'integer').execute()
+    await db.schema.alterTable('hooks').addColumn('max_invocations_per_turn', 'integer').execute()
+  },
+}
+
 /** The migrations in order; names sort in the order they run. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -358,6 +365,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0008_instances': instances,
     '0009_hook_description': hookDescription(dialect),
     '0010_hook_mode': hookMode,
+    '0011_hook_blocks': hookBlocks,
   }
 }
 

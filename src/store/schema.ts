@@ -30,6 +30,9 @@ export interface HooksTable {
   updated_at: number
   /** `enforce` or `shadow` (0010_hook_mode). */
   mode: string
+  /** 1 blocks, 0 only observes, null follows the event's rule (0011_hook_blocks). */
+  blocks: number | null
+  max_invocations_per_turn: number | null
 }
 
 export interface DecisionsTable {

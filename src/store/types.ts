@@ -60,6 +60,8 @@ export interface HookInput {
   source?: HookSource
   /** `shadow`: recorded, never applied. Default `enforce`. */
   mode?: HookMode
+  blocks?: boolean
+  maxInvocationsPerTurn?: number
 }
 
 /** A hook as read back: secrets in `handler` are open again. */
@@ -87,6 +89,8 @@ export interface StoredHook {
   source: HookSource
   /** Present (`shadow`) only for a hook in shadow mode. */
   mode?: 'shadow'
+  blocks?: boolean
+  maxInvocationsPerTurn?: number
   createdAt: number
   updatedAt: number
 }

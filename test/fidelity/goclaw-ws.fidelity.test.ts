@@ -116,7 +116,7 @@ const rows: Row[] = [
     },
   },
   {
-    name: 'hooks.create: post_tool_use is stored, with a warning that it blocks under Warden',
+    name: 'hooks.create: post_tool_use is stored as GoClaw has it: it only observes',
     method: 'hooks.create',
     params: () => ({
       event: 'post_tool_use',
@@ -127,7 +127,8 @@ const rows: Row[] = [
     }),
     expect: (p) => {
       expect(p.hookId).toBe('acme/audit')
-      expect(p.warnings).toEqual([expect.stringContaining('post_tool_use only observes in GoClaw')])
+      expect(p.blocks).toBe(false)
+      expect(p.warnings).toBeUndefined()
     },
   },
   {

@@ -9,7 +9,7 @@
 
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
-import { type HookDefinition, type JsonObject, lookupEventName } from '../../core/index.js'
+import { homeBlocking, type JsonObject, lookupEventName } from '../../core/index.js'
 import { goclawDefinition } from '../../sources/index.js'
 import type { PlaneContext } from './context.js'
 import { ApiError, type MethodDef, method, parseParams } from './protocol.js'
@@ -126,24 +126,23 @@ function definitionParams(raw: Params, principal: Principal, warnings: string[])
   })
   if (!definition)
     throw new ApiError('invalid-params', problems.join('; ').replace(/^params \(hook "[^"]*"\): /, ''))
-  noteDropped(definition, warnings)
   const params: Params = { name: definition.name, event: definition.event, handler: definition.handler }
-  for (const key of ['matcher', 'if', 'priority', 'timeoutMs', 'onTimeout', 'enabled', 'scope'] as const)
-    if (definition[key] !== undefined) params[key] = definition[key]
+  for (const key of KEPT) if (definition[key] !== undefined) params[key] = definition[key]
   return params
 }
 
-/** What a hook stored through the API cannot keep of a GoClaw definition, as warnings. */
-function noteDropped(definition: HookDefinition, warnings: string[]): void {
-  if (definition.blocks === false)
-    warnings.push(
-      `${definition.event} only observes in GoClaw; a hook stored through the API blocks there under Warden (load it with --goclaw to keep GoClaw's rule)`,
-    )
-  if (definition.maxInvocationsPerTurn !== undefined)
-    warnings.push(
-      'max_invocations_per_turn is not kept for hooks stored through the API (load it with --goclaw)',
-    )
-}
+/** The fields of a GoClaw definition a hook stored through the API keeps. */
+const KEPT = [
+  'matcher',
+  'if',
+  'priority',
+  'timeoutMs',
+  'onTimeout',
+  'enabled',
+  'scope',
+  'blocks',
+  'maxInvocationsPerTurn',
+] as const
 
 /** A GoClaw name as a Warden hook name (letters, digits and . _ : @ / -). */
 function hookName(name: unknown): string {
@@ -163,6 +162,10 @@ function changesOf(updates: Params, tenant: string | undefined, warnings: string
   for (const [key, value] of Object.entries(updates)) {
     switch (key) {
       case 'event':
+        changes.event = value
+        // GoClaw's rule on the new event: post_tool_use and stop only observe.
+        changes.blocks = typeof value === 'string' ? homeBlocking('goclaw', value) : undefined
+        break
       case 'matcher':
       case 'enabled':
         changes[key] = value

@@ -32,6 +32,8 @@ export const definition = z
     policy: object.optional(),
     mode: z.string().optional(),
     description: z.string({ error: 'must be text' }).max(1000, 'must be at most 1000 characters').optional(),
+    blocks: z.boolean({ error: 'must be true or false' }).optional(),
+    maxInvocationsPerTurn: z.number({ error: 'must be a number' }).optional(),
   })
   .strict()
 
@@ -196,6 +198,8 @@ export function toInput(plane: PlaneContext, principal: Principal, params: Defin
   if (spec.if !== undefined) input.if = spec.if
   if (spec.policy) input.policy = spec.policy
   if (spec.description) input.description = spec.description
+  if (spec.blocks !== undefined) input.blocks = spec.blocks
+  if (spec.maxInvocationsPerTurn !== undefined) input.maxInvocationsPerTurn = spec.maxInvocationsPerTurn
   return input
 }
 
@@ -220,6 +224,8 @@ export function paramsOf(hook: StoredHook): DefinitionParams {
   if (hook.if !== undefined) params.if = hook.if
   if (hook.policy) params.policy = hook.policy as unknown as Record<string, unknown>
   if (hook.description) params.description = hook.description
+  if (hook.blocks !== undefined) params.blocks = hook.blocks
+  if (hook.maxInvocationsPerTurn !== undefined) params.maxInvocationsPerTurn = hook.maxInvocationsPerTurn
   return params
 }
 

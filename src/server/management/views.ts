@@ -59,6 +59,10 @@ export interface HookView {
   enabled: boolean
   /** `shadow`: its verdicts are recorded, never applied. */
   mode: 'enforce' | 'shadow'
+  /** The home system's rule on the event: `false` only observes, `true` blocks. */
+  blocks?: boolean
+  /** At most this many runs per turn. */
+  maxInvocationsPerTurn?: number
   version: number
   policy?: unknown
   /**
@@ -134,6 +138,8 @@ export function storedView(hook: StoredHook, trips?: readonly BreakerTrip[]): Ho
   if (hook.if !== undefined) view.if = hook.if
   if (hook.policy) view.policy = hook.policy
   if (hook.description) view.description = hook.description
+  if (hook.blocks !== undefined) view.blocks = hook.blocks
+  if (hook.maxInvocationsPerTurn !== undefined) view.maxInvocationsPerTurn = hook.maxInvocationsPerTurn
   return withBreaker(view, trips)
 }
 
@@ -166,6 +172,8 @@ export function fileView(spec: HookSpec, trips?: readonly BreakerTrip[]): HookVi
   if (spec.if !== undefined) view.if = spec.if
   if (spec.policy) view.policy = spec.policy
   if (spec.description) view.description = spec.description
+  if (spec.blocks !== undefined) view.blocks = spec.blocks
+  if (spec.maxInvocationsPerTurn !== undefined) view.maxInvocationsPerTurn = spec.maxInvocationsPerTurn
   return withBreaker(view, trips)
 }
 
