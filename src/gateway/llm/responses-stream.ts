@@ -207,12 +207,11 @@ export class ResponsesRelay implements StreamRelay {
     return []
   }
 
+  /** The Responses API's `error` event; its `error` member is what openai 6 clients raise. */
   errorFrame(error: ApiErrorInfo): string {
     const body = openAiErrorBody(error)
-    return frame(
-      JSON.stringify({ type: 'error', ...(body.error as JsonObject), sequence_number: 0 }),
-      'error',
-    )
+    const details = body.error as JsonObject
+    return frame(JSON.stringify({ type: 'error', ...details, error: details, sequence_number: 0 }), 'error')
   }
 
   summary(): JsonObject {
