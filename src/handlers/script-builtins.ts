@@ -1,5 +1,5 @@
 // The built-ins a Starlark hook sees: allow(), block(reason), modify(payload), ask(reason),
-// log(msg), log.info/warn/error/debug(msg), context(), metrics.incr/set/get/snapshot,
+// log(msg), log.info/warn/error/debug(msg), context(), hooks.list(), metrics.incr/set/get/snapshot,
 // cache.get/set and http.get/post. They
 // act on the state of the run in progress (the thread's host data), so one compiled module
 // serves every event. http calls suspend the run: the handler performs the request and runs
@@ -58,6 +58,8 @@ export interface RunState {
   pending?: HttpCall
   /** Refuses a URL the allowlist does not cover (returns the problem). */
   checkUrl(url: string): string | undefined
+  /** The loaded hooks this run may read (`hooks.list()`): global ones and its tenant's. */
+  loadedHooks(): JsonObject[]
 }
 
 /** Thrown to stop a run that waits for an http answer. */
@@ -177,6 +179,9 @@ export function scriptGlobals(): Record<string, unknown> {
     }),
     ...levelLogs(),
     context: builtin('context', (_args, _kw, thread) => state(thread, 'context').context),
+    hooks: module('hooks', {
+      list: builtin('hooks.list', (_args, _kw, thread) => state(thread, 'hooks.list').loadedHooks()),
+    }),
     metrics: module('metrics', {
       incr: builtin('metrics.incr', (args, _kw, thread) => {
         const by = args[1] ?? 1

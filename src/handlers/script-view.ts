@@ -3,7 +3,7 @@
 // canonical payload. A `modify(payload)` written in the view is mapped back onto the
 // canonical payload here, so the rest of Warden only ever sees canonical events.
 
-import type { CheckedEvent, Json, JsonObject } from '../core/index.js'
+import type { CheckedEvent, HookSpec, Json, JsonObject } from '../core/index.js'
 
 /** The payload a script sees for an event. */
 export function payloadView(event: CheckedEvent): JsonObject {
@@ -90,4 +90,49 @@ function record(value: unknown): JsonObject | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as JsonObject)
     : undefined
+}
+
+/** At most this many hooks are listed to a script, each string cut at MAX_VIEW_CHARS. */
+export const MAX_LISTED_HOOKS = 1000
+const MAX_VIEW_CHARS = 2000
+
+/**
+ * The loaded hooks a script may read (`hooks.list()`, AI Harness's meta-policy view): the
+ * global hooks and those of the caller's tenant, in run order, as fresh copies. Only what a
+ * policy reasons about is shown (name, event, priority, matcher, condition, description,
+ * source file name, enabled, mode, handler type, tenant); no handler settings, so no URL,
+ * header, secret or script text of another hook reaches the script.
+ */
+export function loadedHooksView(hooks: readonly HookSpec[], tenant: string): JsonObject[] {
+  const listed: JsonObject[] = []
+  for (const hook of hooks) {
+    const owner = hook.scope.tenant ?? ''
+    if (owner !== '' && owner !== tenant) continue
+    if (listed.length >= MAX_LISTED_HOOKS) break
+    const view: JsonObject = {
+      name: cut(hook.name),
+      event: hook.event,
+      priority: hook.priority,
+      enabled: hook.enabled,
+      mode: hook.mode ?? 'enforce',
+      handler: hook.handler.type,
+      tenant: owner === '' ? null : owner,
+      matcher: hook.matcher === undefined ? null : cut(hook.matcher),
+      if: hook.if === undefined ? null : cut(hook.if),
+      description: hook.description === undefined ? null : cut(hook.description),
+      source: hook.source === undefined ? null : cut(baseName(hook.source)),
+    }
+    listed.push(view)
+  }
+  return listed
+}
+
+function cut(text: string): string {
+  return text.length > MAX_VIEW_CHARS ? text.slice(0, MAX_VIEW_CHARS) : text
+}
+
+/** The last part of a file path (a script learns which file a hook came from, not where the host keeps it). */
+function baseName(source: string): string {
+  const at = Math.max(source.lastIndexOf('/'), source.lastIndexOf('\\'))
+  return at >= 0 ? source.slice(at + 1) : source
 }

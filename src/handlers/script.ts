@@ -13,6 +13,7 @@ import {
   type HandlerConfig,
   type HandlerFactory,
   type HookCall,
+  type HookSpec,
   type Verdict,
   WardenError,
 } from '../core/index.js'
@@ -37,7 +38,7 @@ import {
   verdictOf,
 } from './script-builtins.js'
 import { runKey, ScriptState, StagedWrites, tenantOf, turnKey, withTurnLogs } from './script-state.js'
-import { fromPayloadView, payloadView } from './script-view.js'
+import { fromPayloadView, loadedHooksView, payloadView } from './script-view.js'
 
 /** Largest script accepted, in characters. */
 export const MAX_SCRIPT_CHARS = 256 * 1024
@@ -54,6 +55,8 @@ export interface ScriptHandlerOptions {
   client?: OutboundClient
   /** Interpreter limits per call (steps 1e6 and wall time 1 s by default; never over the hook's timeout). */
   limits?: Partial<Limits>
+  /** The engine's loaded hooks, read when a script calls `hooks.list()` (none when absent). */
+  loadedHooks?: () => readonly HookSpec[]
 }
 
 const configSchema = z
@@ -260,7 +263,8 @@ export function createScriptHandler(options: ScriptHandlerOptions = {}): Handler
         }
         return { status: response.status, body, headers: response.headers, json }
       }
-      return (call) => runScript(prepared, call, shared, checkUrl, fetcher)
+      const host = { checkUrl, hooks: options.loadedHooks ?? (() => []) }
+      return (call) => runScript(prepared, call, shared, host, fetcher)
     },
     async close() {
       if (client && client !== options.client) await client.close()
@@ -276,7 +280,7 @@ function runScript(
   prepared: Prepared,
   call: HookCall,
   shared: ScriptState,
-  checkUrl: RunState['checkUrl'],
+  host: { checkUrl: RunState['checkUrl']; hooks: () => readonly HookSpec[] },
   fetcher: (request: NonNullable<RunState['pending']>, signal: AbortSignal) => Promise<HttpAnswer>,
 ): Verdict | Promise<Verdict> {
   const event = call.event
@@ -292,7 +296,8 @@ function runScript(
       context: event.context,
       answers,
       httpIndex: 0,
-      checkUrl,
+      checkUrl: host.checkUrl,
+      loadedHooks: () => loadedHooksView(host.hooks(), tenant),
     }
     let verdict: Verdict
     try {

@@ -8,6 +8,7 @@ import type {
   Engine,
   HandlerFactory,
   HookDefinition,
+  HookSpec,
   Recorder,
 } from '../core/index.js'
 import { CANONICAL_EVENTS, createEngine, WardenError } from '../core/index.js'
@@ -34,6 +35,8 @@ export interface RuntimeOptions {
   approver?: Approver
   /** Hooks from other sources (hook files, settings files, the database). */
   extraHooks?: HookDefinition[]
+  /** The hooks scripts may read with hooks.list() (default: the engine's own). */
+  loadedHooks?: () => readonly HookSpec[]
   /** Handlers added by the caller (e.g. fn handlers of an embedder). */
   extraHandlers?: HandlerFactory[]
   /** Circuit breaker state (e.g. shared through the database). */
@@ -107,7 +110,9 @@ export function buildHandlers(
     handlers.push(guardiansHandler({ client, codec }))
   }
   // script: Starlark hook files; profile-action: the declarative actions of agent.json profiles.
-  handlers.push(createScriptHandler(scriptHandlerOptions(_config, client)))
+  const scriptOptions = scriptHandlerOptions(_config, client)
+  if (options.loadedHooks) scriptOptions.loadedHooks = options.loadedHooks
+  handlers.push(createScriptHandler(scriptOptions))
   handlers.push(
     createProfileActionHandler({
       client,
@@ -134,10 +139,13 @@ export function buildHandlers(
  */
 export function buildEngine(config: WardenConfig | undefined, options: RuntimeOptions = {}): Engine {
   let engine: Engine
+  // Scripts read the engine's hooks (hooks.list()) at run time, once the engine exists.
+  const built: { engine?: Engine } = {}
+  const loadedHooks = options.loadedHooks ?? (() => built.engine?.hooks() ?? [])
   try {
     engine = createEngine({
       hooks: [...(config?.hooks ?? []), ...guardianHooks(config), ...(options.extraHooks ?? [])],
-      handlers: buildHandlers(config, options),
+      handlers: buildHandlers(config, { ...options, loadedHooks }),
       limits: config?.limits ?? {},
       ...(options.recorder ? { recorder: options.recorder } : {}),
       ...(options.approver ? { approver: options.approver } : {}),
@@ -146,6 +154,7 @@ export function buildEngine(config: WardenConfig | undefined, options: RuntimeOp
   } catch (error) {
     throw locatedHookError(error, config)
   }
+  built.engine = engine
   // WARDEN_DISABLE_HOOKS=1 turns every hook off, and says so on stderr at every start.
   return applyKillSwitch(engine, options.env ? { env: options.env } : {})
 }
