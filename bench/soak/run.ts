@@ -131,7 +131,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const warmMs = Math.max(6000, totalMs * 0.1)
     const tailMs = Math.max(8000, totalMs * 0.1)
     await sleep(warmMs)
-    const warm = { ...((await warden.settled()) ?? { rss: 0, heapUsed: 0 }), fds: warden.fds() ?? 0 }
+    const warm = {
+      ...((await warden.settled()) ?? { rss: 0, heapUsed: 0 }),
+      fds: (await warden.settledFds()) ?? 0,
+    }
     log(`soak: after warm-up RSS ${(warm.rss / 2 ** 20).toFixed(1)} MB, ${warm.fds} fds`)
 
     const faults = FAULTS.filter((f) => f.applies(ctx) && (options.faults?.includes(f.name) ?? true))
@@ -197,7 +200,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const delay = warden.loopDelay()
     const earlier: string[] = []
     for (let n = 1; n < warden.incarnations; n++) earlier.push(`${warden.loopDelay(n)?.p99 ?? '?'} ms`)
-    const end = { ...((await warden.settled()) ?? { rss: 0, heapUsed: 0 }), fds: warden.fds() ?? 0 }
+    const end = {
+      ...((await warden.settled()) ?? { rss: 0, heapUsed: 0 }),
+      fds: (await warden.settledFds()) ?? 0,
+    }
     stopping = true
     await paced
     await traffic.drained()

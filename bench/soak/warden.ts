@@ -210,6 +210,21 @@ export class WardenProcess {
   }
 
   /**
+   * Open file descriptors once settled: the fewest of five readings 300 ms apart, so a
+   * burst of short-lived outbound connections at the moment of reading is not taken for a
+   * leak (a leaked descriptor stays in every reading).
+   */
+  async settledFds(): Promise<number | undefined> {
+    let fewest: number | undefined
+    for (let n = 0; n < 5; n++) {
+      if (n > 0) await new Promise((resolve) => setTimeout(resolve, 300))
+      const fds = this.fds()
+      if (fds !== undefined) fewest = fewest === undefined ? fds : Math.min(fewest, fds)
+    }
+    return fewest
+  }
+
+  /**
    * Sets the soft limit on the size of files the server writes (RLIMIT_FSIZE): writes beyond
    * `bytes` fail with EFBIG, as on a full disk. `undefined` lifts it.
    * @throws Error when prlimit is missing or refuses.
