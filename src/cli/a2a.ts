@@ -8,21 +8,15 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { openPersistence, type Persistence, redactingRecorder } from '../audit/index.js'
-import { type EventContext, errorMessage, type HookDefinition } from '../core/index.js'
+import { type EventContext, errorMessage } from '../core/index.js'
 import { type A2aGateway, a2aLimits, startA2aGateway } from '../gateway/index.js'
 import { inFlightLimiterFor, registerInFlightMetrics, settleAfterBursts } from '../inflight/index.js'
 import { createLogger, traceEngine } from '../observability/index.js'
 import { TokenAuthority, tokenFromRequest } from '../server/index.js'
-import {
-  allowedHostsOf,
-  buildEngine,
-  formatProblem,
-  loadConfig,
-  loadHookSources,
-  type WardenConfig,
-} from '../sources/index.js'
+import { allowedHostsOf, buildEngine, loadConfig, type WardenConfig } from '../sources/index.js'
 import { type GatewayApprovals, gatewayApprovals } from './a2a-approvals.js'
 import { parseArgs } from './args.js'
+import { loadGatewayHookDirs } from './hook-sources.js'
 import type { CliIo } from './io.js'
 
 const HELP = `usage: warden a2a --upstream <url> [--port N] [--host 127.0.0.1] [--config warden.yaml]
@@ -123,17 +117,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     if (configPath) config = await loadConfig(resolve(io.cwd, configPath))
     const allowedHosts = allowedHostsOf(config, values['allowed-host'])
     const limits = a2aLimits(config?.raw.a2a)
-    let extraHooks: HookDefinition[] = []
-    if (values.hooks?.length) {
-      const report = await loadHookSources({
-        hookDirs: values.hooks.map((d) => resolve(io.cwd, d)),
-        env: io.env,
-        ...(config ? { config } : {}),
-      })
-      for (const warning of report.warnings) log(`warning: ${formatProblem(warning)}`)
-      if (report.problems.length > 0) throw new Error(report.problems.map(formatProblem).join('\n'))
-      extraHooks = report.hooks
-    }
+    const extraHooks = await loadGatewayHookDirs(values.hooks, io, config, log)
     const logger = createLogger({ destination: { write: (line: string) => void io.stderr(line) } })
     persistence = await openPersistence({
       logger,

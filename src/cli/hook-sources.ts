@@ -75,3 +75,24 @@ export async function loadCliSources(flags: SourceFlags, io: CliIo, label: strin
   if (report.tokenBudgets) loaded.tenantTokenBudgets = report.tokenBudgets
   return loaded
 }
+
+/**
+ * The hooks of the `--hooks` folders a gateway command was given (none when there are none):
+ * warnings are logged, and any problem is thrown as one error naming every file.
+ */
+export async function loadGatewayHookDirs(
+  dirs: readonly string[] | undefined,
+  io: CliIo,
+  config: WardenConfig | undefined,
+  log: (line: string) => void,
+): Promise<HookDefinition[]> {
+  if (!dirs?.length) return []
+  const report = await loadHookSources({
+    hookDirs: dirs.map((d) => resolve(io.cwd, d)),
+    env: io.env,
+    ...(config ? { config } : {}),
+  })
+  for (const warning of report.warnings) log(`warning: ${formatProblem(warning)}`)
+  if (report.problems.length > 0) throw new Error(report.problems.map(formatProblem).join('\n'))
+  return report.hooks
+}
