@@ -2,5 +2,6 @@
 // the model APIs.
 
 export * from './a2a/index.js'
+export * from './kit/index.js'
 export * from './llm/index.js'
 export * from './mcp/index.js'
