@@ -44,6 +44,49 @@ const EXAMPLES: { [E in CatalogEventName]: PayloadByEvent[E] } = {
   'mcp.inbound': {
     mcp: { message: { jsonrpc: '2.0', result: {} }, direction: 'inbound' },
   },
+  'mcp.resource.read': {
+    mcp: { method: 'resources/read', direction: 'outbound' },
+    resource: { uri: 'file:///srv/notes/todo.md', via: 'resources/read' },
+  },
+  'mcp.resource.read.post': {
+    mcp: { method: 'resources/read', direction: 'outbound' },
+    resource: {
+      uri: 'file:///srv/notes/todo.md',
+      contents: [{ uri: 'file:///srv/notes/todo.md', text: 'milk' }],
+    },
+  },
+  'mcp.prompt.get': {
+    mcp: { method: 'prompts/get', direction: 'outbound' },
+    prompt: { name: 'review', arguments: { file: 'a.ts' } },
+  },
+  'mcp.prompt.get.post': {
+    mcp: { method: 'prompts/get', direction: 'outbound' },
+    prompt: {
+      name: 'review',
+      arguments: { file: 'a.ts' },
+      messages: [{ role: 'user', content: { type: 'text', text: 'Review a.ts' } }],
+    },
+  },
+  'mcp.sampling': {
+    mcp: { method: 'sampling/createMessage', direction: 'inbound' },
+    sampling: { messages: [], systemPrompt: 'Be brief.', maxTokens: 100 },
+  },
+  'mcp.sampling.post': {
+    mcp: { method: 'sampling/createMessage', direction: 'inbound' },
+    sampling: {
+      messages: [],
+      maxTokens: 100,
+      result: { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' },
+    },
+  },
+  'mcp.elicitation': {
+    mcp: { method: 'elicitation/create', direction: 'inbound' },
+    elicitation: { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } },
+  },
+  'mcp.elicitation.post': {
+    mcp: { method: 'elicitation/create', direction: 'inbound' },
+    elicitation: { message: 'Your name?', result: { action: 'accept', content: { name: 'Ann' } } },
+  },
   'a2a.send': { a2a },
   'a2a.stream': { a2a: { ...a2a, method: 'message/stream' } },
   'a2a.cancel': { a2a: { method: 'tasks/cancel', payload: { id: 'task-1' } } },

@@ -35,6 +35,29 @@ export interface McpPayload {
   direction: 'outbound' | 'inbound'
 }
 
+/** The method and direction of an MCP feature event (what a `matcher` tests is the method). */
+export interface McpCall {
+  method: string
+  direction: 'outbound' | 'inbound'
+}
+
+/** A resource URI a client reads, subscribes to, or a server lists or announces. */
+export interface McpResource {
+  uri: string
+  /** The method the URI came with: `resources/read`, `resources/list`, `notifications/resources/updated`… */
+  via: string
+  /** For a `file:` URI, the path it names (percent-decoded), for path rules. */
+  path?: string
+}
+
+/** A prompt a client gets: its name and arguments; on `.post` also its messages. */
+export interface McpPrompt {
+  name: string
+  arguments: JsonObject
+  description?: string
+  messages?: Json[]
+}
+
 /** An A2A call: the A2A method, its params, and the agents on either side. */
 export interface A2aPayload {
   method: string
@@ -68,6 +91,22 @@ export interface PayloadByEvent {
   'knowledge.retrieve': { knowledge: { query?: Json; results: Json[] } }
   'mcp.outbound': { mcp: McpPayload; tool?: ToolCall }
   'mcp.inbound': { mcp: McpPayload; tool?: ToolCall }
+  /** A resource URI before it is read (also each listed, subscribed or announced URI). */
+  'mcp.resource.read': { mcp: McpCall; resource: McpResource }
+  /** A resources/read answer: the URI and its contents (text or base64 blob). */
+  'mcp.resource.read.post': { mcp: McpCall; resource: { uri: string; contents: Json[] } }
+  /** A prompts/get request: the prompt's name and arguments. */
+  'mcp.prompt.get': { mcp: McpCall; prompt: McpPrompt }
+  /** A prompts/get answer: the request's name and arguments with the messages returned. */
+  'mcp.prompt.get.post': { mcp: McpCall; prompt: McpPrompt & { messages: Json[] } }
+  /** A server's sampling/createMessage: its params (messages, systemPrompt, maxTokens…). */
+  'mcp.sampling': { mcp: McpCall; sampling: JsonObject }
+  /** The client's answer to a sampling/createMessage: the params with `result`. */
+  'mcp.sampling.post': { mcp: McpCall; sampling: JsonObject & { result: JsonObject } }
+  /** A server's elicitation/create: the message and requestedSchema shown to the user. */
+  'mcp.elicitation': { mcp: McpCall; elicitation: JsonObject }
+  /** The user's answer to an elicitation/create: the params with `result` (action, content). */
+  'mcp.elicitation.post': { mcp: McpCall; elicitation: JsonObject & { result: JsonObject } }
   'a2a.send': { a2a: A2aPayload }
   'a2a.stream': { a2a: A2aPayload }
   'a2a.cancel': { a2a: A2aPayload }
@@ -184,6 +223,17 @@ const checkMcp: Check = (payload) => {
   return undefined
 }
 
+/** The check of an MCP feature event: `key` must be an object, with `field` a string when given. */
+function checkFeature(key: string, field?: string): Check {
+  return (payload) => {
+    const value = payload[key]
+    if (!isPlainObject(value)) return `${key} must be an object (got ${describe(value)})`
+    if (field !== undefined && typeof value[field] !== 'string')
+      return `${key}.${field} must be a string (got ${describe(value[field])})`
+    return undefined
+  }
+}
+
 /** Minimal shape checks per event: what hooks and adapters rely on. Extra fields pass. */
 const PAYLOAD_CHECKS = new Map<string, Check>([
   ['tool.pre', checkTool],
@@ -193,6 +243,14 @@ const PAYLOAD_CHECKS = new Map<string, Check>([
   ['system.message', checkMessage],
   ['mcp.outbound', checkMcp],
   ['mcp.inbound', checkMcp],
+  ['mcp.resource.read', checkFeature('resource', 'uri')],
+  ['mcp.resource.read.post', checkFeature('resource', 'uri')],
+  ['mcp.prompt.get', checkFeature('prompt', 'name')],
+  ['mcp.prompt.get.post', checkFeature('prompt', 'name')],
+  ['mcp.sampling', checkFeature('sampling')],
+  ['mcp.sampling.post', checkFeature('sampling')],
+  ['mcp.elicitation', checkFeature('elicitation')],
+  ['mcp.elicitation.post', checkFeature('elicitation')],
 ])
 
 function checkContext(context: Record<string, unknown>): string | undefined {
@@ -261,14 +319,20 @@ export const eventProblems = {
   badShape: (name: EventName, problem: string): string => `invalid ${name} event: ${problem}`,
 }
 
-/** What an event acts on, for listings: the tool's name, else the MCP or A2A method. */
+/** What an event acts on, for listings: the tool's name, a resource URI or prompt name, else the MCP or A2A method. */
 export function subjectOf(payload: JsonObject): string | undefined {
   const named = (value: unknown, key: string): string | undefined => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
     const found = (value as Record<string, unknown>)[key]
     return typeof found === 'string' && found !== '' ? found.slice(0, 200) : undefined
   }
-  return named(payload.tool, 'name') ?? named(payload.mcp, 'method') ?? named(payload.a2a, 'method')
+  return (
+    named(payload.tool, 'name') ??
+    named(payload.resource, 'uri') ??
+    named(payload.prompt, 'name') ??
+    named(payload.mcp, 'method') ??
+    named(payload.a2a, 'method')
+  )
 }
 
 /** The tool a payload is about, if any (tool events and MCP `tools/call`). */

@@ -200,6 +200,17 @@ const configSchema = z
     approvals: approvalsSchema.optional(),
     tools: z.record(z.string(), z.unknown()).optional(),
     a2a: a2aSchema.optional(),
+    mcp: z
+      .object({
+        allowUnknownTypes: z
+          .array(z.string().min(1).max(300), {
+            error: 'must be a list of protocol/place/type keys such as mcp/client-request/x/y',
+          })
+          .max(200)
+          .optional(),
+      })
+      .strict()
+      .optional(),
     // Checked in full by `warden llm` (`llmSettingsSchema` of the model-API gateway).
     llm: z
       .record(z.string(), z.unknown(), { error: 'must be a mapping of model-API gateway settings' })

@@ -38,11 +38,19 @@ export const PACKS: Readonly<Record<string, Pack>> = {
     hooks: [detectorHook('shell-safety:destructive-commands', 'tool.pre', 'shell', 'deny')],
   },
   secrets: {
-    summary: 'denies tool calls carrying credentials; redacts credentials in tool output and agent answers',
+    summary:
+      'denies tool calls and MCP prompt arguments carrying credentials; redacts credentials in tool output, agent answers, MCP resources, prompts, sampling and elicitation',
     hooks: [
       detectorHook('secrets:tool-input', 'tool.pre', 'secrets', 'deny'),
       detectorHook('secrets:tool-output', 'tool.post', 'secrets', 'redact'),
       detectorHook('secrets:agent-response', 'agent.response', 'secrets', 'redact'),
+      detectorHook('secrets:mcp-prompt-arguments', 'mcp.prompt.get', 'secrets', 'deny'),
+      detectorHook('secrets:mcp-prompt-messages', 'mcp.prompt.get.post', 'secrets', 'redact'),
+      detectorHook('secrets:mcp-resource-contents', 'mcp.resource.read.post', 'secrets', 'redact'),
+      detectorHook('secrets:mcp-sampling', 'mcp.sampling', 'secrets', 'redact'),
+      detectorHook('secrets:mcp-sampling-answer', 'mcp.sampling.post', 'secrets', 'redact'),
+      detectorHook('secrets:mcp-elicitation', 'mcp.elicitation', 'secrets', 'redact'),
+      detectorHook('secrets:mcp-elicitation-answer', 'mcp.elicitation.post', 'secrets', 'redact'),
     ],
   },
   pii: {
@@ -59,14 +67,22 @@ export const PACKS: Readonly<Record<string, Pack>> = {
     hooks: [detectorHook('egress:tool-input', 'tool.pre', 'egress', 'deny')],
   },
   'protected-paths': {
-    summary: 'denies tool calls touching .env files, ~/.ssh, cloud credentials, /etc and mounted secrets',
-    hooks: [detectorHook('protected-paths:tool-input', 'tool.pre', 'paths', 'deny')],
+    summary:
+      'denies tool calls and MCP resource URIs (file:// included) touching .env files, ~/.ssh, cloud credentials, /etc and mounted secrets',
+    hooks: [
+      detectorHook('protected-paths:tool-input', 'tool.pre', 'paths', 'deny'),
+      detectorHook('protected-paths:mcp-resource', 'mcp.resource.read', 'paths', 'deny'),
+    ],
   },
   'prompt-injection': {
-    summary: 'denies tool output and retrieved knowledge that try to steer the model',
+    summary:
+      'denies tool output, retrieved knowledge, MCP resources, prompts and sampling requests that try to steer the model',
     hooks: [
       detectorHook('prompt-injection:tool-output', 'tool.post', 'injection', 'deny'),
       detectorHook('prompt-injection:knowledge', 'knowledge.retrieve', 'injection', 'deny'),
+      detectorHook('prompt-injection:mcp-resource-contents', 'mcp.resource.read.post', 'injection', 'deny'),
+      detectorHook('prompt-injection:mcp-prompt-messages', 'mcp.prompt.get.post', 'injection', 'deny'),
+      detectorHook('prompt-injection:mcp-sampling', 'mcp.sampling', 'injection', 'deny'),
     ],
   },
 }

@@ -33,7 +33,7 @@ describe('the policy lifecycle example', () => {
     expect(run.code, run.stdout + run.stderr).toBe(0)
     expect(run.stdout).toContain('3 passed, 0 failed')
     expect(run.stdout).toMatch(/✗ no-sudo\s+never fired/)
-    expect(run.stdout).toMatch(/builtin:secrets {2}1\/3/)
+    expect(run.stdout).toMatch(/builtin:secrets {2}1\/10/)
   })
 
   it('previews the next version of no-sudo over recorded history', async () => {

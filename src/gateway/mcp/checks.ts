@@ -1,10 +1,23 @@
 // The checks of one MCP session: every client → server message is an `mcp.outbound` event,
 // every server → client message an `mcp.inbound` event; a tools/call is also `tool.pre`
-// and its result `tool.post`. Each check turns the engine's decision into what the bridge
-// does with the message: forward it (as modified), answer its sender instead, or drop it.
+// and its result `tool.post`; resources, prompts, sampling and elicitation have their own
+// events (feature-checks.ts). Every message is first read against the closed-world tables
+// (scan.ts): an unknown method, notification or content block is refused naming it unless
+// `mcp.allowUnknownTypes` lets it through. Each check turns the engine's decision into what
+// the bridge does with the message: forward it (as modified), answer its sender instead, or
+// drop it.
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Decision, Engine, EventContext, JsonObject } from '../../core/index.js'
+import { REFUSE_UNKNOWN, type UnknownTypePolicy } from '../kit/index.js'
+import {
+  checkAnnouncedResource,
+  checkFeatureAnswer,
+  checkFeatureRequest,
+  checkListedResources,
+  type Dispatch,
+} from './feature-checks.js'
+import { type Feature, featureOf } from './features.js'
 import {
   DENIED_ERROR_CODE,
   errorResponse,
@@ -28,8 +41,9 @@ import {
   type Outcome,
 } from './outcome.js'
 import type { ToolPins } from './pins.js'
-import { applyToolInput, applyToolResult, inputOf, toolResultView, toolWithResult } from './tool-call.js'
-import type { ToolVisibility } from './tools.js'
+import { type Scan, scanAnswer, scanNotification, scanRequest } from './scan.js'
+import { checkToolCall, checkToolResult, type ToolCheckHost } from './tool-checks.js'
+import { listedTools, type ToolVisibility } from './tools.js'
 
 /** What a session's checks need. */
 export interface McpChecksOptions {
@@ -42,6 +56,8 @@ export interface McpChecksOptions {
   log?: (line: string) => void
   /** Requests in flight per direction before new ones are refused. Default 10 000. */
   maxPending?: number
+  /** Unknown types the operator lets through (`mcp.allowUnknownTypes`); default none. */
+  unknownTypes?: UnknownTypePolicy
 }
 
 interface PendingRequest {
@@ -49,13 +65,15 @@ interface PendingRequest {
   /** The events' context, shared by the request's checks and its answer's. */
   context: EventContext
   tool?: { name: string; input: JsonObject }
+  /** A resource, prompt, sampling or elicitation request: its feature and what hooks saw. */
+  feature?: { feature: Feature; subject: JsonObject }
   progressToken?: RequestId
 }
 
 const DEFAULT_MAX_PENDING = 10_000
 
 /** The checks of one session, with the requests in flight in each direction. */
-export class McpChecks {
+export class McpChecks implements ToolCheckHost {
   /** Client requests awaiting the server's answer. */
   private readonly clientRequests = new Map<string, PendingRequest>()
   /** Server requests awaiting the client's answer. */
@@ -64,6 +82,7 @@ export class McpChecks {
   private readonly context: EventContext
   private readonly maxPending: number
   private readonly log: (line: string) => void
+  private readonly unknownTypes: UnknownTypePolicy
 
   constructor(
     private readonly options: McpChecksOptions,
@@ -72,6 +91,7 @@ export class McpChecks {
     this.context = { ...options.context, session: { ...options.context?.session, id: sessionId } }
     this.maxPending = options.maxPending ?? DEFAULT_MAX_PENDING
     this.log = options.log ?? (() => undefined)
+    this.unknownTypes = options.unknownTypes ?? REFUSE_UNKNOWN
   }
 
   /** Checks a message from the client. (Not `async`: it hands on the promise of the check.) */
@@ -80,7 +100,6 @@ export class McpChecks {
     if (kind === 'response') return this.response(message, 'outbound')
     const method = messageMethod(message) as string
     if (kind === 'notification') return this.notification(message, method, 'outbound')
-    if (method === 'tools/call') return this.toolCall(message)
     return this.request(message, method, 'outbound')
   }
 
@@ -109,12 +128,7 @@ export class McpChecks {
    * Dispatches one event; `applies` checks a modify the way it will be applied, so one that
    * cannot be is recorded as the deny the peer is told.
    */
-  private dispatch(
-    event: string,
-    payload: JsonObject,
-    context: EventContext,
-    applies?: (payload: JsonObject) => { ok: true } | { ok: false; error: string },
-  ): Promise<Decision> {
+  readonly dispatch: Dispatch = (event, payload, context, applies) => {
     if (!applies) return this.options.engine.dispatch({ event, payload, context })
     const acceptModify = (modified: JsonObject) => {
       const applied = applies(modified)
@@ -133,13 +147,39 @@ export class McpChecks {
     return context
   }
 
-  private denied(what: string, decision: Decision): string {
-    this.log(`denied ${what}: ${decision.reason}`)
-    return decision.reason
+  /** Logs a deny and returns its reason. */
+  denied(what: string, decision: Decision): string {
+    return this.deniedText(what, decision.reason)
+  }
+
+  private deniedText(what: string, reason: string): string {
+    this.log(`denied ${what}: ${reason}`)
+    return reason
+  }
+
+  /** Logs each unknown type let through (a security-log line); false when the scan refused. */
+  private admitted(scan: Scan, direction: Direction, what: string): boolean {
+    if (scan.refusal) {
+      this.log(`refused ${direction} ${what}: ${scan.refusal.reason}`)
+      return false
+    }
+    for (const key of scan.letThrough) {
+      this.log(
+        `security.mcp.unknown_type_let_through: ${key} in ${direction} ${what}, unchecked (${this.unknownTypes.setting})`,
+      )
+    }
+    return true
   }
 
   private async request(message: JSONRPCMessage, method: string, direction: Direction): Promise<Outcome> {
     const id = messageId(message) as RequestId
+    const scan = scanRequest(message, method, direction, this.unknownTypes)
+    if (!this.admitted(scan, direction, method)) {
+      const text = `Denied by Warden: ${scan.refusal?.reason}`
+      if (method === 'tools/call') return answer(toolErrorResult(id, text))
+      return answer(errorResponse(id, DENIED_ERROR_CODE, text, refusalData(scan)))
+    }
+    if (direction === 'outbound' && method === 'tools/call') return this.toolCall(message, scan.letThrough)
     const pending = direction === 'outbound' ? this.clientRequests : this.serverRequests
     if (pending.size >= this.maxPending) {
       return answer(errorResponse(id, DENIED_ERROR_CODE, `too many requests in flight (${this.maxPending})`))
@@ -147,7 +187,7 @@ export class McpChecks {
     const context = this.requestContext(id)
     const decision = await this.dispatch(
       `mcp.${direction}`,
-      mcpPayload(message, method, direction),
+      mcpPayload(message, method, direction, undefined, scan.letThrough),
       context,
       (payload) => modifiedMcpMessage({ payload }, message),
     )
@@ -161,11 +201,24 @@ export class McpChecks {
       this.log(`denied ${direction} ${method}: ${checked.error}`)
       return answer(errorResponse(id, DENIED_ERROR_CODE, `Denied by Warden: ${checked.error}`))
     }
-    this.track(pending, id, { method, context }, checked.message)
-    return { type: 'forward', message: checked.message, method }
+    const entry: PendingRequest = { method, context }
+    let current = checked.message
+    const feature = featureOf(method, direction)
+    if (feature) {
+      const step = await checkFeatureRequest(this.dispatch, feature, current, method, context)
+      if (!step.ok) {
+        this.log(`denied ${direction} ${method}: ${step.reason}`)
+        const data = step.decision ? denialData(step.decision) : undefined
+        return answer(errorResponse(id, DENIED_ERROR_CODE, `Denied by Warden: ${step.reason}`, data))
+      }
+      current = step.message
+      entry.feature = { feature, subject: step.subject }
+    }
+    this.track(pending, id, entry, current)
+    return { type: 'forward', message: current, method }
   }
 
-  private async toolCall(message: JSONRPCMessage): Promise<Outcome> {
+  private async toolCall(message: JSONRPCMessage, letThrough: readonly string[]): Promise<Outcome> {
     const id = messageId(message) as RequestId
     const params = paramsOf(message)
     const name = params.name
@@ -182,47 +235,11 @@ export class McpChecks {
     }
     const input = isObject(params.arguments) ? params.arguments : {}
     const context = this.requestContext(id)
-    const outbound = await this.dispatch(
-      'mcp.outbound',
-      mcpPayload(message, 'tools/call', 'outbound', { name, input, id: String(id) }),
-      context,
-      (payload) => applyToolInput({ payload }, message, input),
-    )
-    if (outbound.decision === 'deny') {
-      return answer(toolErrorResult(id, `Denied by Warden: ${this.denied(`tools/call ${name}`, outbound)}`))
-    }
-    let current = message
-    let currentInput = input
-    if (outbound.decision === 'modify') {
-      const applied = applyToolInput(outbound, message, input)
-      if (!applied.ok) return answer(toolErrorResult(id, `Denied by Warden: ${applied.error}`))
-      current = applied.message
-      currentInput = inputOf(current)
-    }
-    const before = current
-    const beforeInput = currentInput
-    const pre = await this.dispatch(
-      'tool.pre',
-      { tool: { name, input: currentInput, id: String(id) } },
-      context,
-      (payload) => applyToolInput({ payload }, before, beforeInput),
-    )
-    if (pre.decision === 'deny') {
-      return answer(toolErrorResult(id, `Denied by Warden: ${this.denied(`tools/call ${name}`, pre)}`))
-    }
-    if (pre.decision === 'modify') {
-      const applied = applyToolInput(pre, current, currentInput)
-      if (!applied.ok) return answer(toolErrorResult(id, `Denied by Warden: ${applied.error}`))
-      current = applied.message
-      currentInput = inputOf(current)
-    }
-    this.track(
-      this.clientRequests,
-      id,
-      { method: 'tools/call', context, tool: { name, input: currentInput } },
-      current,
-    )
-    return { type: 'forward', message: current, method: 'tools/call' }
+    const checked = await checkToolCall(this, message, { id, name, input }, context, letThrough)
+    if (!checked.ok) return answer(checked.reply)
+    const entry = { method: 'tools/call', context, tool: { name, input: checked.input } }
+    this.track(this.clientRequests, id, entry, checked.message)
+    return { type: 'forward', message: checked.message, method: 'tools/call' }
   }
 
   private response(message: JSONRPCMessage, direction: Direction): Promise<Outcome> {
@@ -234,8 +251,18 @@ export class McpChecks {
     }
     pending.delete(idKey(id))
     if (request.progressToken !== undefined) this.progress.delete(idKey(request.progressToken))
-    if (request.tool) return this.toolResult(message, id, request.tool, request.context)
-    return this.checkAnswer(message, id, request, direction)
+    const scan = scanAnswer(message, request.method, direction, this.unknownTypes)
+    if (!this.admitted(scan, direction, `answer to ${request.method}`)) {
+      const text = `Denied by Warden: ${scan.refusal?.reason}`
+      if (request.tool) return Promise.resolve(forwardTo(toolErrorResult(id, text)))
+      const error = errorResponse(id, DENIED_ERROR_CODE, text, refusalData(scan))
+      return Promise.resolve({ type: 'forward', message: error, method: request.method })
+    }
+    if (request.tool) {
+      const { tool, context } = request
+      return checkToolResult(this, message, id, tool, context, scan.letThrough).then(forwardTo)
+    }
+    return this.checkAnswer(message, id, request, direction, scan.letThrough)
   }
 
   /** Checks the answer to a request other than tools/call. */
@@ -244,10 +271,11 @@ export class McpChecks {
     id: RequestId,
     request: PendingRequest,
     direction: Direction,
+    letThrough: readonly string[],
   ): Promise<Outcome> {
     const decision = await this.dispatch(
       `mcp.${direction}`,
-      mcpPayload(message, request.method, direction),
+      mcpPayload(message, request.method, direction, undefined, letThrough),
       request.context,
       (payload) => modifiedMcpMessage({ payload }, message),
     )
@@ -263,55 +291,46 @@ export class McpChecks {
         ? checked.message
         : errorResponse(id, DENIED_ERROR_CODE, `Denied by Warden: ${checked.error}`)
     }
-    if (direction === 'inbound' && request.method === 'tools/list') current = this.listedTools(current)
-    return { type: 'forward', message: current, method: request.method }
+    if (direction === 'inbound' && request.method === 'tools/list')
+      current = listedTools(current, this.options, this.log)
+    const checked = await this.checkFeatureAnswer(current, id, request, direction)
+    return { type: 'forward', message: checked, method: request.method }
   }
 
-  private async toolResult(
+  /** The `.post` check of a feature's answer and the check of listed resources. */
+  private async checkFeatureAnswer(
     message: JSONRPCMessage,
     id: RequestId,
-    call: { name: string; input: JsonObject },
-    context: EventContext,
-  ): Promise<Outcome> {
-    const view = toolResultView(message)
-    const inbound = await this.dispatch(
-      'mcp.inbound',
-      mcpPayload(message, 'tools/call', 'inbound', toolWithResult(call, view)),
-      context,
-      (payload) => applyToolResult({ payload }, message, view),
-    )
-    if (inbound.decision === 'deny') {
-      return forwardTo(
-        toolErrorResult(id, `Denied by Warden: ${this.denied(`result of ${call.name}`, inbound)}`),
+    request: PendingRequest,
+    direction: Direction,
+  ): Promise<JSONRPCMessage> {
+    if (!resultOf(message)) return message
+    const denied = (reason: string, decision?: Decision) => {
+      this.log(`denied ${direction} answer to ${request.method}: ${reason}`)
+      const data = decision ? denialData(decision) : undefined
+      return errorResponse(id, DENIED_ERROR_CODE, `Denied by Warden: ${reason}`, data)
+    }
+    if (request.feature) {
+      const { feature, subject } = request.feature
+      const step = await checkFeatureAnswer(
+        this.dispatch,
+        feature,
+        subject,
+        message,
+        request.method,
+        request.context,
       )
+      return step.ok ? step.message : denied(step.reason, step.decision)
     }
-    let current = message
-    let currentView = view
-    if (inbound.decision === 'modify') {
-      const applied = applyToolResult(inbound, message, view)
-      if (!applied.ok) return forwardTo(toolErrorResult(id, `Denied by Warden: ${applied.error}`))
-      current = applied.message
-      currentView = toolResultView(current)
-    }
-    const before = current
-    const beforeView = currentView
-    const post = await this.dispatch(
-      'tool.post',
-      { tool: toolWithResult(call, currentView) },
-      context,
-      (payload) => applyToolResult({ payload }, before, beforeView),
+    if (direction !== 'inbound') return message
+    const listed = await checkListedResources(
+      this.dispatch,
+      message,
+      request.method,
+      request.context,
+      this.log,
     )
-    if (post.decision === 'deny') {
-      return forwardTo(
-        toolErrorResult(id, `Denied by Warden: ${this.denied(`result of ${call.name}`, post)}`),
-      )
-    }
-    if (post.decision === 'modify') {
-      const applied = applyToolResult(post, current, currentView)
-      if (!applied.ok) return forwardTo(toolErrorResult(id, `Denied by Warden: ${applied.error}`))
-      current = applied.message
-    }
-    return forwardTo(current)
+    return listed.ok ? listed.message : denied(listed.reason)
   }
 
   private async notification(
@@ -319,9 +338,11 @@ export class McpChecks {
     method: string,
     direction: Direction,
   ): Promise<Outcome> {
+    const scan = scanNotification(method, direction, this.unknownTypes)
+    if (!this.admitted(scan, direction, method)) return { type: 'drop', reason: scan.refusal?.reason ?? '' }
     const decision = await this.dispatch(
       `mcp.${direction}`,
-      mcpPayload(message, method, direction),
+      mcpPayload(message, method, direction, undefined, scan.letThrough),
       this.context,
       (payload) => modifiedMcpMessage({ payload }, message),
     )
@@ -332,6 +353,11 @@ export class McpChecks {
       const checked = modifiedMcpMessage(decision, message)
       if (!checked.ok) return { type: 'drop', reason: checked.error }
       current = checked.message
+    }
+    if (direction === 'inbound' && method === 'notifications/resources/updated') {
+      const reason = await checkAnnouncedResource(this.dispatch, current, direction, this.context)
+      if (reason !== undefined)
+        return { type: 'drop', reason: this.deniedText(`${direction} ${method}`, reason) }
     }
     const params = paramsOf(current)
     if (method === 'notifications/cancelled') {
@@ -349,24 +375,6 @@ export class McpChecks {
     return outcome
   }
 
-  /** Filters a tools/list answer and compares it with the pins. */
-  private listedTools(message: JSONRPCMessage): JSONRPCMessage {
-    const result = resultOf(message)
-    if (!result || !Array.isArray(result.tools)) return message
-    const tools = result.tools.filter(isObject)
-    const pins = this.options.pins
-    if (pins) {
-      const seen = pins.observe(tools)
-      for (const change of seen.changed) this.log(pins.denialFor(change.name) as string)
-      if (seen.added.length > 0) {
-        pins.save().catch((error: Error) => this.log(`cannot save pin file ${pins.path}: ${error.message}`))
-      }
-    }
-    const visible = this.options.visibility ? this.options.visibility.filter(tools) : tools
-    if (visible.length === result.tools.length) return message
-    return { ...message, result: { ...result, tools: visible } } as JSONRPCMessage
-  }
-
   private track(
     pending: Map<string, PendingRequest>,
     id: RequestId,
@@ -381,4 +389,9 @@ export class McpChecks {
     }
     pending.set(idKey(id), entry)
   }
+}
+
+/** The error data of a message the tables refused: the key an operator could name. */
+function refusalData(scan: Scan): JsonObject {
+  return { decision: 'deny', reasonCode: ['unknown-type'], key: scan.refusal?.key ?? '' }
 }

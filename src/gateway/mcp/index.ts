@@ -14,12 +14,32 @@ export {
   ToolPins,
   toolDigest,
 } from './pins.js'
-export { type GatewaySetup, type GatewaySetupOptions, prepareGateway } from './setup.js'
+export {
+  type GatewaySetup,
+  type GatewaySetupOptions,
+  LET_THROUGH_REASON_CODE,
+  letThroughRecorder,
+  prepareGateway,
+} from './setup.js'
 export {
   DEFAULT_MAX_MESSAGE_BYTES,
   type StdioGateway,
   type StdioGatewayOptions,
   startStdioGateway,
 } from './stdio.js'
+export {
+  MCP_CLIENT_NOTIFICATIONS,
+  MCP_CLIENT_REQUESTS,
+  MCP_ELICITATION_FIELDS,
+  MCP_MESSAGE_ROLES,
+  MCP_PROMPT_CONTENT,
+  MCP_RESOURCE_CONTENTS,
+  MCP_SAMPLING_CONTENT,
+  MCP_SERVER_NOTIFICATIONS,
+  MCP_SERVER_REQUESTS,
+  MCP_TABLES,
+  MCP_TOOL_CONTENT,
+  MCP_UNKNOWN_TYPES_SETTING,
+} from './tables.js'
 export { type ToolResultView, toolResultView } from './tool-call.js'
 export { denyHandler, hiddenToolPatterns, ToolVisibility } from './tools.js'

@@ -25,15 +25,20 @@ export function forwardTo(message: JSONRPCMessage): Outcome {
   return { type: 'forward', message, method: 'tools/call' }
 }
 
-/** The payload of an `mcp.*` event: the message, its direction and method, and the tool when any. */
+/**
+ * The payload of an `mcp.*` event: the message, its direction and method, the tool when any,
+ * and the keys of unknown types the operator let through (`letThrough`), when any.
+ */
 export function mcpPayload(
   message: JSONRPCMessage,
   method: string | undefined,
   direction: Direction,
   tool?: JsonObject,
+  letThrough?: readonly string[],
 ): JsonObject {
   const mcp: JsonObject = { message: message as unknown as JsonObject, direction }
   if (method !== undefined) mcp.method = method
+  if (letThrough && letThrough.length > 0) mcp.letThrough = [...letThrough]
   const payload: JsonObject = { mcp }
   if (tool) payload.tool = tool
   return payload

@@ -1,11 +1,26 @@
 // From a loaded warden.yaml to what a gateway session needs: the engine (every engine has
-// the static `deny` handler the tool filter understands), the tool visibility rules and the pins.
+// the static `deny` handler the tool filter understands), the tool visibility rules, the pins,
+// and the unknown types the operator lets through (`mcp.allowUnknownTypes`), whose use each
+// decision record names in its reason codes.
 
-import type { Approver, EventContext, HandlerFactory, HookDefinition, Recorder } from '../../core/index.js'
+import {
+  type Approver,
+  type EventContext,
+  errorMessage,
+  type HandlerFactory,
+  type HookDefinition,
+  type Recorder,
+  WardenError,
+} from '../../core/index.js'
 import { buildEngine, type WardenConfig } from '../../sources/index.js'
+import { type UnknownTypePolicy, unknownTypePolicy } from '../kit/index.js'
 import type { McpChecksOptions } from './checks.js'
 import { ToolPins } from './pins.js'
+import { MCP_TABLES, MCP_UNKNOWN_TYPES_SETTING } from './tables.js'
 import { hiddenToolPatterns, ToolVisibility } from './tools.js'
+
+/** The reason code a decision record carries when its message held a type let through. */
+export const LET_THROUGH_REASON_CODE = 'unknown-type-let-through'
 
 /** What a gateway is built from. */
 export interface GatewaySetupOptions {
@@ -19,6 +34,8 @@ export interface GatewaySetupOptions {
   approver?: Approver
   recorder?: Recorder
   log?: (line: string) => void
+  /** Keys to let through besides `mcp.allowUnknownTypes` in the config (for embedders). */
+  allowUnknownTypes?: readonly string[]
 }
 
 /** The checks' options, plus the means to release the engine. */
@@ -29,16 +46,17 @@ export type GatewaySetup = McpChecksOptions & { close(): Promise<void> }
  * @throws WardenError when a hook, `tools.hide` or the pin file is invalid.
  */
 export async function prepareGateway(options: GatewaySetupOptions): Promise<GatewaySetup> {
+  const unknownTypes = unknownTypesOf(options)
   const engine = buildEngine(options.config, {
     ...(options.extraHandlers ? { extraHandlers: options.extraHandlers } : {}),
     ...(options.extraHooks ? { extraHooks: options.extraHooks } : {}),
     ...(options.approver ? { approver: options.approver } : {}),
-    ...(options.recorder ? { recorder: options.recorder } : {}),
+    ...(options.recorder ? { recorder: letThroughRecorder(options.recorder) } : {}),
   })
   try {
     const context = options.context ?? {}
     const visibility = ToolVisibility.from(hiddenToolPatterns(options.config?.raw), engine.hooks(), context)
-    const setup: GatewaySetup = { engine, visibility, context, close: () => engine.close() }
+    const setup: GatewaySetup = { engine, visibility, context, unknownTypes, close: () => engine.close() }
     if (options.pinPath) setup.pins = await ToolPins.load(options.pinPath)
     if (options.log) setup.log = options.log
     return setup
@@ -46,4 +64,36 @@ export async function prepareGateway(options: GatewaySetupOptions): Promise<Gate
     await engine.close()
     throw error
   }
+}
+
+/**
+ * The policy of `mcp.allowUnknownTypes` (config and options together).
+ * @throws WardenError `invalid-config` naming an entry that is no MCP place or a refused type.
+ */
+function unknownTypesOf(options: GatewaySetupOptions): UnknownTypePolicy {
+  const mcp = options.config?.raw?.mcp as { allowUnknownTypes?: string[] } | undefined
+  const entries = [...(mcp?.allowUnknownTypes ?? []), ...(options.allowUnknownTypes ?? [])]
+  try {
+    return unknownTypePolicy(MCP_UNKNOWN_TYPES_SETTING, entries, MCP_TABLES)
+  } catch (error) {
+    throw new WardenError('invalid-config', errorMessage(error))
+  }
+}
+
+/**
+ * A recorder that adds `unknown-type-let-through` and each key to the reason codes of a
+ * decision whose `mcp.*` payload lists types the operator let through (`mcp.letThrough`).
+ */
+export function letThroughRecorder(inner: Recorder): Recorder {
+  const recorder: Recorder = {
+    record(record) {
+      const mcp = record.event.payload.mcp
+      const keys = mcp && typeof mcp === 'object' && !Array.isArray(mcp) ? mcp.letThrough : undefined
+      if (!Array.isArray(keys) || keys.length === 0) return inner.record(record)
+      const reasonCode = [...record.decision.reasonCode, LET_THROUGH_REASON_CODE, ...keys.map(String)]
+      return inner.record({ ...record, decision: { ...record.decision, reasonCode } })
+    },
+  }
+  if (inner.breakerTripped) recorder.breakerTripped = inner.breakerTripped.bind(inner)
+  return recorder
 }

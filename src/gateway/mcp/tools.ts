@@ -3,6 +3,7 @@
 // from tools/list answers, and calls to it are denied. The static `deny` handler type itself
 // lives with the other handlers (every engine has it); it is re-exported here.
 
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import {
   compileMatcher,
   type EventContext,
@@ -15,6 +16,9 @@ import {
 } from '../../core/index.js'
 
 export { denyHandler } from '../../handlers/index.js'
+
+import { isObject, resultOf } from './jsonrpc.js'
+import type { ToolPins } from './pins.js'
 
 /** The events whose unconditional denies hide a tool. */
 const TOOL_GATE_EVENTS = new Set(['tool.pre', 'mcp.outbound'])
@@ -98,4 +102,26 @@ export function hiddenToolPatterns(raw: Record<string, unknown> | undefined): st
     )
   }
   return hide as string[]
+}
+
+/** Filters a tools/list answer by the visibility rules and compares it with the pins. */
+export function listedTools(
+  message: JSONRPCMessage,
+  rules: { visibility?: ToolVisibility; pins?: ToolPins },
+  log: (line: string) => void,
+): JSONRPCMessage {
+  const result = resultOf(message)
+  if (!result || !Array.isArray(result.tools)) return message
+  const tools = result.tools.filter(isObject)
+  const pins = rules.pins
+  if (pins) {
+    const seen = pins.observe(tools)
+    for (const change of seen.changed) log(pins.denialFor(change.name) as string)
+    if (seen.added.length > 0) {
+      pins.save().catch((error: Error) => log(`cannot save pin file ${pins.path}: ${error.message}`))
+    }
+  }
+  const visible = rules.visibility ? rules.visibility.filter(tools) : tools
+  if (visible.length === result.tools.length) return message
+  return { ...message, result: { ...result, tools: visible } } as JSONRPCMessage
 }
