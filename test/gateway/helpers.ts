@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js'
 import { cliArgs, ROOT } from '../helpers/cli.js'
 
 /** server-everything over stdio. */
@@ -51,11 +52,16 @@ export interface GatewayClient {
   close(): Promise<void>
 }
 
-/** Starts `warden mcp WARDEN_ARGS -- SERVER` and connects an SDK client through it. */
+/**
+ * Starts `warden mcp WARDEN_ARGS -- SERVER` and connects an SDK client through it; `setUp`
+ * may register the client's handlers (sampling, elicitation) before it connects.
+ */
 export async function connectThroughGateway(
   wardenArgs: string[],
   server: string[],
   env: Record<string, string> = {},
+  capabilities: ClientCapabilities = {},
+  setUp?: (client: Client) => void,
 ): Promise<GatewayClient> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -68,7 +74,8 @@ export async function connectThroughGateway(
   ;(transport.stderr as Readable).on('data', (chunk) => {
     stderr += chunk
   })
-  const client = new Client({ name: 'gateway-test', version: '1.0.0' })
+  const client = new Client({ name: 'gateway-test', version: '1.0.0' }, { capabilities })
+  setUp?.(client)
   await client.connect(transport)
   return {
     client,
