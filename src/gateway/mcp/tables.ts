@@ -167,7 +167,7 @@ export const MCP_RESOURCE_CONTENTS: ItemTable = {
 /** The field types of an elicitation/create form (its requestedSchema properties). */
 export const MCP_ELICITATION_FIELDS: ItemTable = {
   protocol: 'mcp',
-  place: 'elicitation field type',
+  place: 'elicitation field',
   key: 'elicitation-field',
   rules: {
     string: checked('mcp.elicitation', 'title, description, enum and default'),
