@@ -88,6 +88,15 @@ describe('warden mcp resources', () => {
     expect(uris.some((uri) => uri.includes('.aws'))).toBe(false)
   })
 
+  it('refuses a tool result or prompt that embeds the credentials file as a resource', async () => {
+    const result = await gateway.client.callTool({ name: 'embed', arguments: {} })
+    expect(result.isError).toBe(true)
+    expect(firstText(result)).toMatch(
+      /Denied by Warden: embedded resource file:.*\.aws\/credentials: paths detector/,
+    )
+    await expect(gateway.client.getPrompt({ name: 'embedded' })).rejects.toThrow(/embedded resource file:/)
+  })
+
   it('redacts a key in resource contents and refuses contents that steer the model', async () => {
     const read = await gateway.client.readResource({ uri: 'memo://key' })
     const text = (read.contents[0] as { text: string }).text

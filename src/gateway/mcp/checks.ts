@@ -12,9 +12,9 @@ import type { Decision, Engine, EventContext, JsonObject } from '../../core/inde
 import { REFUSE_UNKNOWN, type UnknownTypePolicy } from '../kit/index.js'
 import {
   checkAnnouncedResource,
-  checkFeatureAnswer,
+  checkAnswerFeatures,
+  checkEmbeddedResources,
   checkFeatureRequest,
-  checkListedResources,
   type Dispatch,
 } from './feature-checks.js'
 import { type Feature, featureOf } from './features.js'
@@ -28,7 +28,6 @@ import {
   messageMethod,
   paramsOf,
   type RequestId,
-  resultOf,
   toolErrorResult,
 } from './jsonrpc.js'
 import {
@@ -260,7 +259,13 @@ export class McpChecks implements ToolCheckHost {
     }
     if (request.tool) {
       const { tool, context } = request
-      return checkToolResult(this, message, id, tool, context, scan.letThrough).then(forwardTo)
+      return checkEmbeddedResources(this.dispatch, message, 'tools/call', context).then((reason) =>
+        reason === undefined
+          ? checkToolResult(this, message, id, tool, context, scan.letThrough).then(forwardTo)
+          : forwardTo(
+              toolErrorResult(id, `Denied by Warden: ${this.deniedText(`result of ${tool.name}`, reason)}`),
+            ),
+      )
     }
     return this.checkAnswer(message, id, request, direction, scan.letThrough)
   }
@@ -293,44 +298,12 @@ export class McpChecks implements ToolCheckHost {
     }
     if (direction === 'inbound' && request.method === 'tools/list')
       current = listedTools(current, this.options, this.log)
-    const checked = await this.checkFeatureAnswer(current, id, request, direction)
-    return { type: 'forward', message: checked, method: request.method }
-  }
-
-  /** The `.post` check of a feature's answer and the check of listed resources. */
-  private async checkFeatureAnswer(
-    message: JSONRPCMessage,
-    id: RequestId,
-    request: PendingRequest,
-    direction: Direction,
-  ): Promise<JSONRPCMessage> {
-    if (!resultOf(message)) return message
-    const denied = (reason: string, decision?: Decision) => {
-      this.log(`denied ${direction} answer to ${request.method}: ${reason}`)
-      const data = decision ? denialData(decision) : undefined
-      return errorResponse(id, DENIED_ERROR_CODE, `Denied by Warden: ${reason}`, data)
-    }
-    if (request.feature) {
-      const { feature, subject } = request.feature
-      const step = await checkFeatureAnswer(
-        this.dispatch,
-        feature,
-        subject,
-        message,
-        request.method,
-        request.context,
-      )
-      return step.ok ? step.message : denied(step.reason, step.decision)
-    }
-    if (direction !== 'inbound') return message
-    const listed = await checkListedResources(
-      this.dispatch,
-      message,
-      request.method,
-      request.context,
-      this.log,
-    )
-    return listed.ok ? listed.message : denied(listed.reason)
+    const checked = await checkAnswerFeatures(this.dispatch, current, request, direction, this.log)
+    if (checked.ok) return { type: 'forward', message: checked.message, method: request.method }
+    const reason = this.deniedText(`${direction} answer to ${request.method}`, checked.reason)
+    const data = checked.decision ? denialData(checked.decision) : undefined
+    const error = errorResponse(id, DENIED_ERROR_CODE, `Denied by Warden: ${reason}`, data)
+    return { type: 'forward', message: error, method: request.method }
   }
 
   private async notification(

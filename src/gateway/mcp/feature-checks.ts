@@ -1,7 +1,8 @@
 // The checks of resources, prompts, sampling and elicitation, run after a message's `mcp.*`
 // check: the feature's event on the request (its subject written back on a modify), the
 // `.post` event on its answer, each URI a server lists (denied ones left out) and each URI
-// a server announces as updated (denied: the notification is dropped).
+// a server announces as updated (denied: the notification is dropped), and each resource
+// embedded in a tool result or prompt message (denied: the answer is refused).
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Decision, EventContext, JsonObject } from '../../core/index.js'
@@ -13,7 +14,7 @@ import {
   listedResources,
   resourceView,
 } from './features.js'
-import { paramsOf } from './jsonrpc.js'
+import { isObject, paramsOf, resultOf } from './jsonrpc.js'
 import type { Direction } from './outcome.js'
 
 /** How the session dispatches one event (a modify that `applies` refuses becomes a deny). */
@@ -158,4 +159,78 @@ export async function checkAnnouncedResource(
     () => ({ ok: false, error: 'an announced resource cannot be modified, only dropped' }),
   )
   return decision.decision === 'deny' ? decision.reason : undefined
+}
+
+/** The URIs of the resources embedded in a tools/call result or in prompts/get messages. */
+function embeddedUris(method: string, message: JSONRPCMessage): string[] {
+  const result = resultOf(message)
+  if (!result) return []
+  const blocks =
+    method === 'tools/call'
+      ? result.content
+      : method === 'prompts/get' && Array.isArray(result.messages)
+        ? result.messages.map((m) => (isObject(m) ? (m.content ?? null) : null))
+        : undefined
+  if (!Array.isArray(blocks)) return []
+  const uris: string[] = []
+  for (const block of blocks.flat()) {
+    const resource = isObject(block) && block.type === 'resource' ? block.resource : undefined
+    if (isObject(resource) && typeof resource.uri === 'string') uris.push(resource.uri)
+  }
+  return uris
+}
+
+/**
+ * Checks each resource embedded in a tools/call result or prompts/get messages as
+ * `mcp.resource.read` (via the method): why the answer is refused, or undefined.
+ */
+export async function checkEmbeddedResources(
+  dispatch: Dispatch,
+  message: JSONRPCMessage,
+  method: string,
+  context: EventContext,
+): Promise<string | undefined> {
+  for (const uri of embeddedUris(method, message)) {
+    const decision = await dispatch(
+      'mcp.resource.read',
+      { mcp: { method, direction: 'inbound' }, resource: resourceView(uri, method) },
+      context,
+      () => ({ ok: false, error: 'an embedded resource cannot be modified here; modify the answer instead' }),
+    )
+    if (decision.decision === 'deny') return `embedded resource ${uri.slice(0, 200)}: ${decision.reason}`
+  }
+  return undefined
+}
+
+/** A request whose answer is checked: its method, context and feature. */
+export interface AnsweredRequest {
+  method: string
+  context: EventContext
+  feature?: { feature: Feature; subject: JsonObject }
+}
+
+/**
+ * The checks of an answer after its `mcp.*` event: resources embedded in prompt messages,
+ * the feature's `.post` event, and the URIs of a resource listing.
+ */
+export async function checkAnswerFeatures(
+  dispatch: Dispatch,
+  message: JSONRPCMessage,
+  request: AnsweredRequest,
+  direction: Direction,
+  log: (line: string) => void,
+): Promise<{ ok: true; message: JSONRPCMessage } | { ok: false; reason: string; decision?: Decision }> {
+  if (!resultOf(message)) return { ok: true, message }
+  const { method, context } = request
+  if (direction === 'inbound' && method === 'prompts/get') {
+    const reason = await checkEmbeddedResources(dispatch, message, method, context)
+    if (reason !== undefined) return { ok: false, reason }
+  }
+  if (request.feature) {
+    const { feature, subject } = request.feature
+    const step = await checkFeatureAnswer(dispatch, feature, subject, message, method, context)
+    return step.ok ? { ok: true, message: step.message } : step
+  }
+  if (direction !== 'inbound') return { ok: true, message }
+  return checkListedResources(dispatch, message, method, context, log)
 }
