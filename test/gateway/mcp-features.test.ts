@@ -12,6 +12,7 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   GetPromptRequestSchema,
+  ListResourcesRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -43,6 +44,9 @@ afterEach(async () => {
   for (const h of open.splice(0)) await h.close()
 })
 
+/** How many resources the scripted server lists. */
+let listedCount = 3
+
 const ECHO = z.object({ method: z.literal('debug/echo'), params: z.object({}).loose().optional() })
 
 /** A server with one resource, one prompt, a tool that samples and one that elicits. */
@@ -53,6 +57,9 @@ function scriptedServer(serverSaw: JsonObject[], fieldType = 'string'): Server {
   )
   server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => ({
     contents: [{ uri: params.uri, text: `contents of ${params.uri}` }],
+  }))
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: Array.from({ length: listedCount }, (_, i) => ({ uri: `memo://${i}`, name: `m${i}` })),
   }))
   server.setRequestHandler(GetPromptRequestSchema, async ({ params }) => {
     serverSaw.push({ prompt: params.arguments ?? {} })
@@ -244,6 +251,30 @@ describe('warden mcp feature events', () => {
     expect(events(plain, 'mcp.elicitation.post')[0]?.payload).toMatchObject({
       elicitation: { result: { action: 'accept', content: { token: 'tok-123' } } },
     })
+  })
+})
+
+describe('listed resources', () => {
+  it('leaves out each listed URI a hook denies, and refuses a listing past the bound', async () => {
+    const h = await harness([
+      {
+        name: 'hide-one',
+        event: 'mcp.resource.read',
+        if: "payload.resource.uri == 'memo://1'",
+        handler: { type: 'fn', fn: () => deny('memo 1 is private') },
+      },
+    ])
+    const { resources } = await h.client.listResources()
+    expect(resources.map((r) => r.uri)).toEqual(['memo://0', 'memo://2'])
+    expect(
+      events(h, 'mcp.resource.read').map((e) => ((e.payload as JsonObject).resource as JsonObject).via),
+    ).toEqual(['resources/list', 'resources/list', 'resources/list'])
+    listedCount = 1001
+    try {
+      await expect(h.client.listResources()).rejects.toThrow(/lists 1001 entries, more than the 1000/)
+    } finally {
+      listedCount = 3
+    }
   })
 })
 

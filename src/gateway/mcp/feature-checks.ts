@@ -31,7 +31,10 @@ export type FeatureStep =
   | { ok: false; reason: string; decision?: Decision }
 
 /** Most listed entries one list answer may carry; past it the answer is refused. */
-export const MAX_LISTED_RESOURCES = 10_000
+export const MAX_LISTED_RESOURCES = 1000
+
+/** Listed URIs checked at once. */
+const LISTED_AT_ONCE = 16
 
 /** Runs one event and writes its modify back with `apply`. */
 async function checkStep(
@@ -120,18 +123,19 @@ export async function checkListedResources(
       reason: `the ${method} answer lists ${listed.uris.length} entries, more than the ${MAX_LISTED_RESOURCES} Warden checks in one answer`,
     }
   }
-  const decisions = await Promise.all(
-    listed.uris.map((uri) =>
-      uri === undefined
-        ? undefined
-        : dispatch(
-            'mcp.resource.read',
-            { mcp: { method, direction: 'inbound' }, resource: resourceView(uri, method) },
-            context,
-            () => ({ ok: false, error: 'a listed resource cannot be modified, only left out' }),
-          ),
-    ),
-  )
+  const check = (uri: string | undefined) =>
+    uri === undefined
+      ? undefined
+      : dispatch(
+          'mcp.resource.read',
+          { mcp: { method, direction: 'inbound' }, resource: resourceView(uri, method) },
+          context,
+          () => ({ ok: false, error: 'a listed resource cannot be modified, only left out' }),
+        )
+  // A few at a time: a slow hook (a command, a webhook) is not started for every entry at once.
+  const decisions: (Decision | undefined)[] = []
+  for (let start = 0; start < listed.uris.length; start += LISTED_AT_ONCE)
+    decisions.push(...(await Promise.all(listed.uris.slice(start, start + LISTED_AT_ONCE).map(check))))
   const keep: number[] = []
   for (const [index, decision] of decisions.entries()) {
     if (decision === undefined) log(`left out of ${method}: an entry without a readable URI`)
