@@ -94,6 +94,9 @@ describe('the MCP shape corpus', () => {
     }
     const odd = answer({ content: [block('text'), { type: 'resource', resource: { uri: 'x://y' } }] })
     expect(scanAnswer(odd, 'tools/call', 'inbound').refusal?.key).toBe('mcp/resource-contents/?')
+    expect(scanAnswer(answer({ messages: 'x' }), 'prompts/get', 'inbound').refusal?.reason).toBe(
+      'messages must be a list (got string)',
+    )
   })
 
   it('docs/mcp-gateway.md lists every table as generated from it', () => {

@@ -76,7 +76,10 @@ class Scanner {
 
   /** Prompt or sampling messages: each role and content. */
   messages(messages: Json | undefined, content: ItemTable, many: boolean): void {
-    if (!Array.isArray(messages)) return
+    if (!Array.isArray(messages)) {
+      this.refuse(`messages must be a list (got ${typeof messages})`, `mcp/${MCP_MESSAGE_ROLES.key}/?`)
+      return
+    }
     for (const message of messages) {
       if (!isObject(message)) return void this.item(MCP_MESSAGE_ROLES, undefined)
       if (!this.item(MCP_MESSAGE_ROLES, message.role)) return
