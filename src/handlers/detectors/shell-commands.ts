@@ -132,8 +132,9 @@ function unwrap(
     if (name === 'env' && (words[peeled.end] === '-S' || words[peeled.end] === '--split-string')) {
       const split = (words[peeled.end + 1] ?? '').split(/\s+/).filter(Boolean)
       const splitDynamic = dynamic[peeled.end + 1] === true
-      words = [...split, ...words.slice(peeled.end + 2)]
-      dynamic = [...split.map(() => splitDynamic), ...dynamic.slice(peeled.end + 2)]
+      // The split words are env's own again (assignments, then the command).
+      words = ['env', ...split, ...words.slice(peeled.end + 2)]
+      dynamic = [false, ...split.map(() => splitDynamic), ...dynamic.slice(peeled.end + 2)]
       if (!spend(reading, words.length)) return
       at = 0
       continue
