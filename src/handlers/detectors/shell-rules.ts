@@ -166,7 +166,11 @@ function diskWrite(run: RunCommand): string | undefined {
     const of = args.find((a) => a.startsWith('of='))
     if (of && isDisk(of.slice(3))) return `dd writing to ${of.slice(3)}`
   }
-  if (DISK_TOOLS.test(name)) {
+  // `fdisk -l`, `parted /dev/sda print`, `cryptsetup status` and `badblocks` without -w/-n only read.
+  const reads =
+    args.some((a) => /^(-l|--list|print|status|luksDump|isLuks)$/.test(a)) ||
+    (name === 'badblocks' && !args.some((a) => /^-[a-zA-Z]*[wn]/.test(a)))
+  if (DISK_TOOLS.test(name) && !reads) {
     const device = args.find(isDisk)
     if (device) return `${name} on ${device}`
   }
