@@ -81,6 +81,34 @@ function nestedScript(
   collect(parseShell(text, { depth: depth + 1, reading }), depth + 1, out)
 }
 
+/** Adds the command of `words[from]` with the arguments up to `to`. */
+function record(
+  out: RunCommand[],
+  name: string,
+  words: readonly string[],
+  dynamic: readonly boolean[],
+  from: number,
+  to: number,
+  command: SimpleCommand,
+  script: ParsedScript,
+  argsFromStdin: boolean,
+  wrapper?: 'transparent' | 'checked',
+): RunCommand {
+  const entry: RunCommand = {
+    name,
+    program: words[from] as string,
+    args: words.slice(from + 1, to),
+    dynamicName: dynamic[from] === true,
+    dynamicArgs: dynamic.slice(from + 1, to),
+    command,
+    script,
+    argsFromStdin,
+  }
+  if (wrapper) entry.wrapper = wrapper
+  out.push(entry)
+  return entry
+}
+
 function unwrap(
   command: SimpleCommand,
   words: string[],
@@ -93,21 +121,6 @@ function unwrap(
   const reading = script.reading
   let argsFromStdin = fromStdin
   let at = 0
-  const run = (name: string, from: number, to: number, wrapper?: 'transparent' | 'checked'): RunCommand => {
-    const entry: RunCommand = {
-      name,
-      program: words[from] as string,
-      args: words.slice(from + 1, to),
-      dynamicName: dynamic[from] === true,
-      dynamicArgs: dynamic.slice(from + 1, to),
-      command,
-      script,
-      argsFromStdin,
-    }
-    if (wrapper) entry.wrapper = wrapper
-    out.push(entry)
-    return entry
-  }
   let plainFrom: Int32Array | undefined
   // Wrappers are peeled in a loop: each takes at least its own name, so this ends.
   while (at < words.length) {
@@ -117,7 +130,7 @@ function unwrap(
     if (name === 'eval' && !dynamic[at]) {
       plainFrom ??= plainSuffix(words, dynamic)
       if ((plainFrom[at + 1] as number) === 1 && at + 1 < words.length) {
-        run(name, at, at + 1, 'transparent')
+        record(out, name, words, dynamic, at, at + 1, command, script, argsFromStdin, 'transparent')
         at++
         continue
       }
@@ -125,7 +138,8 @@ function unwrap(
     const wrapper = dynamic[at] ? undefined : Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined
     if (!wrapper) break
     const peeled = peelWrapper(name, wrapper, words, at)
-    const entry = run(name, at, peeled.end, wrapper.transparent ? 'transparent' : 'checked')
+    const kind = wrapper.transparent ? 'transparent' : 'checked'
+    const entry = record(out, name, words, dynamic, at, peeled.end, command, script, argsFromStdin, kind)
     if (wrapper.stdin) argsFromStdin = true
     if (peeled.script !== undefined) nestedScript(peeled.script, true, `${name} -c`, entry, depth, out)
     if (peeled.stops) return
@@ -151,7 +165,7 @@ function unwrap(
   }
   if (at >= words.length) return
   const name = baseName(words[at] as string)
-  const entry = run(name, at, words.length)
+  const entry = record(out, name, words, dynamic, at, words.length, command, script, argsFromStdin)
   const args = entry.args
   const known = !entry.dynamicArgs.some(Boolean)
   // sh -c STRING, bash -lc STRING: the string is a script of its own.

@@ -38,6 +38,10 @@ export interface Token {
 /** Reads words of `src` from `pos`; the command level (shell-parse.ts) builds on it. */
 export abstract class WordReader {
   pos = 0
+  /** The substitutions of the word being read. */
+  private wordSubs: ParsedScript[] | undefined
+  /** True when part of the word being read could not be known. */
+  private wordDynamic = false
 
   constructor(
     protected readonly src: string,
@@ -53,6 +57,11 @@ export abstract class WordReader {
   /** A backtick's text parsed one level deeper. */
   protected abstract parseText(text: string): ParsedScript
 
+  private addSub(script: ParsedScript): void {
+    this.wordSubs ??= []
+    this.wordSubs.push(script)
+  }
+
   /** Stops reading: the rest of the text is skipped. */
   protected stop(): void {
     this.pos = this.src.length
@@ -63,22 +72,15 @@ export abstract class WordReader {
     const src = this.src
     let value = ''
     let quoted = false
-    let dynamic = false
-    let subs: ParsedScript[] | undefined
-    const addSub = (script: ParsedScript) => {
-      subs ??= []
-      subs.push(script)
-    }
-    const unknown = () => {
-      dynamic = true
-    }
+    this.wordSubs = undefined
+    this.wordDynamic = false
     while (this.pos < src.length) {
       // A run of plain characters is taken in one slice.
       const start = this.pos
       while (this.pos < src.length && PLAIN[src.charCodeAt(this.pos)] === 1) this.pos++
       if (this.pos > start) {
         const run = src.slice(start, this.pos)
-        if (hasGlob(run)) dynamic = true
+        if (hasGlob(run)) this.wordDynamic = true
         value += run
         continue
       }
@@ -103,12 +105,12 @@ export abstract class WordReader {
         quoted = true
       } else if (c === '"') {
         this.pos++
-        value += this.readDoubleQuoted(addSub, unknown)
+        value += this.readDoubleQuoted()
         quoted = true
       } else if (c === '`') {
-        value += this.readBackticks(addSub, unknown)
+        value += this.readBackticks()
       } else if (c === '$') {
-        const expanded = this.readDollar(addSub, unknown, false)
+        const expanded = this.readDollar(false)
         if (expanded === IFS_BREAK) break
         value += expanded
       } else {
@@ -117,12 +119,12 @@ export abstract class WordReader {
       }
     }
     const token: Token = { word: value, quoted }
-    if (dynamic) token.dynamic = true
-    if (subs) token.subs = subs
+    if (this.wordDynamic) token.dynamic = true
+    if (this.wordSubs) token.subs = this.wordSubs
     return token
   }
 
-  protected readDoubleQuoted(addSub: (s: ParsedScript) => void, unknown: () => void): string {
+  protected readDoubleQuoted(): string {
     const src = this.src
     let value = ''
     while (this.pos < src.length) {
@@ -134,9 +136,9 @@ export abstract class WordReader {
       if (c === '\\' && '$`"\\\n'.includes(src[this.pos + 1] ?? '')) {
         if (src[this.pos + 1] !== '\n') value += src[this.pos + 1]
         this.pos += 2
-      } else if (c === '`') value += this.readBackticks(addSub, unknown)
+      } else if (c === '`') value += this.readBackticks()
       else if (c === '$') {
-        const expanded = this.readDollar(addSub, unknown, true)
+        const expanded = this.readDollar(true)
         value += expanded === IFS_BREAK ? ' ' : expanded
       } else {
         const start = this.pos
@@ -149,7 +151,7 @@ export abstract class WordReader {
     return value
   }
 
-  protected readBackticks(addSub: (s: ParsedScript) => void, unknown: () => void): string {
+  protected readBackticks(): string {
     const src = this.src
     let inner = ''
     this.pos++
@@ -163,29 +165,25 @@ export abstract class WordReader {
     if (this.depth >= SHELL_LIMITS.maxDepth) {
       reach(this.reading, 'depth')
       this.stop()
-      unknown()
+      this.wordDynamic = true
       return ''
     }
     const script = this.parseText(inner)
-    addSub(script)
-    return this.output(script, unknown)
+    this.addSub(script)
+    return this.output(script)
   }
 
   /** What a substitution prints, when it can be known (else empty and the word is dynamic). */
-  protected output(script: ParsedScript, unknown: () => void): string {
+  protected output(script: ParsedScript): string {
     const out = staticOutput(script)
     if (out === undefined) {
-      unknown()
+      this.wordDynamic = true
       return ''
     }
     return spend(this.reading, out.length) ? out : ''
   }
 
-  protected readDollar(
-    addSub: (s: ParsedScript) => void,
-    unknown: () => void,
-    inQuotes: boolean,
-  ): string | typeof IFS_BREAK {
+  protected readDollar(inQuotes: boolean): string | typeof IFS_BREAK {
     const src = this.src
     const n = src[this.pos + 1]
     if (n === "'" && !inQuotes) {
@@ -200,18 +198,18 @@ export abstract class WordReader {
       const stop = end < 0 ? src.length : end
       const text = src.slice(this.pos, stop + 2)
       this.pos = stop + 2
-      unknown()
+      this.wordDynamic = true
       return text
     }
     if (n === '(') {
       this.pos += 2
       const inner = this.nested(')')
       if (!inner) {
-        unknown()
+        this.wordDynamic = true
         return ''
       }
-      addSub(inner)
-      return this.output(inner, unknown)
+      this.addSub(inner)
+      return this.output(inner)
     }
     let name: string
     let fallback: string | undefined
@@ -223,7 +221,7 @@ export abstract class WordReader {
       this.pos = stop + 1
       const match = /^([A-Za-z_][A-Za-z0-9_]*)(?::?[-=+?](.*))?$/s.exec(body)
       if (!match) {
-        unknown()
+        this.wordDynamic = true
         return `\${${body}}`
       }
       name = match[1] as string
@@ -244,15 +242,15 @@ export abstract class WordReader {
         this.stop()
         return ''
       }
-      if (known.dynamic) unknown()
+      if (known.dynamic) this.wordDynamic = true
       return known.value
     }
     if (name === 'HOME') return '~'
     if (fallback !== undefined) {
-      unknown()
+      this.wordDynamic = true
       return fallback
     }
-    unknown()
+    this.wordDynamic = true
     return `$${name}`
   }
 }
