@@ -1,13 +1,16 @@
 // The shell detector's allowlist mode: Claude Code's rule syntax (exact, `:*`, a final `*`,
 // `*` for words, `Bash(…)`), every command of a line judged on its own (wrappers that change
 // who runs a program too), what the reader cannot resolve refused with its reason, deny rules
-// winning, and Claude Code's settings.json read at load with clear, content-free errors.
+// winning, and Claude Code's settings.json read at load with clear, content-free errors;
+// the docs' worked example through the shell-safety pack's options.
 
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { DETECTORS, type ShellOptions, scanShell } from '../../../src/handlers/index.js'
+import { createEngine } from '../../../src/index.js'
+import { parseConfig } from '../../../src/sources/index.js'
 
 const ALLOW: ShellOptions = {
   mode: 'allow',
@@ -171,6 +174,48 @@ describe("Claude Code's settings.json as the lists", () => {
       expect(message).toMatch(problem)
       expect(message).toContain(`options.claudeSettings "${path}"`)
       expect(message).not.toMatch(/sk-ant/)
+    }
+  })
+})
+
+describe('the worked example of the docs, through the shell-safety pack', () => {
+  it('passes what Claude Code would run without asking, and nothing else', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warden-pack-'))
+    const settings = join(dir, 'settings.json')
+    writeFileSync(
+      settings,
+      JSON.stringify({
+        permissions: {
+          allow: [
+            'Bash(npm run test:*)',
+            'Bash(npm run build)',
+            'Bash(git status)',
+            'Bash(git diff:*)',
+            'Read(~/.zshrc)',
+          ],
+          ask: ['Bash(git commit:*)'],
+          deny: ['Bash(git push:*)', 'Bash(curl:*)', 'Read(./.env)'],
+        },
+      }),
+    )
+    const config = parseConfig(
+      `packs:\n  - name: shell-safety\n    options: { mode: allow, claudeSettings: ${JSON.stringify(settings)} }\n`,
+      dir,
+      'warden.yaml',
+    )
+    const engine = createEngine({ hooks: config.hooks })
+    const run = async (command: string) =>
+      engine.dispatch({ event: 'tool.pre', payload: { tool: { name: 'Bash', input: { command } } } })
+    expect((await run('npm run test -- --watch && git status')).decision).toBe('allow')
+    for (const [command, reason] of [
+      ['git diff | cat', /`cat` is not on the allow list/],
+      ['git push origin main', /matches the deny rule Bash\(git push:\*\)/],
+      ['git commit -m x', /matches the ask rule Bash\(git commit:\*\)/],
+      ['curl https://x.example', /matches the deny rule Bash\(curl:\*\)/],
+    ] as const) {
+      const decision = await run(command)
+      expect(decision.decision, command).toBe('deny')
+      expect(decision.reason).toMatch(reason)
     }
   })
 })
