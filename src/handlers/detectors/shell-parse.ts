@@ -166,6 +166,7 @@ class Reader extends WordReader {
       if (!token.quoted && current.argv.length === 0 && isAssignment(word)) {
         const at = word.indexOf('=')
         this.vars.set(word.slice(0, at), { value: word.slice(at + 1), dynamic: token.dynamic === true })
+        reading.assigned.add(word.slice(0, at))
         continue
       }
       if (!token.quoted && isBraceList(word)) {
@@ -202,11 +203,16 @@ class Reader extends WordReader {
     if (command.argv[0] === 'export' || command.argv[0] === 'local' || command.argv[0] === 'declare') {
       for (const [i, word] of command.argv.entries())
         if (i > 0 && isAssignment(word))
-          this.vars.set(word.slice(0, word.indexOf('=')), {
+          this.assign(word.slice(0, word.indexOf('=')), {
             value: word.slice(word.indexOf('=') + 1),
             dynamic: command.dynamic[i] === true,
           })
     }
+  }
+
+  private assign(name: string, variable: Variable): void {
+    this.vars.set(name, variable)
+    this.reading.assigned.add(name)
   }
 
   private readFunction(script: ParsedScript, name: string): void {

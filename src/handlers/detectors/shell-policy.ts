@@ -69,6 +69,30 @@ export function judgeCommand(run: RunCommand, policy: Policy, found: Found): voi
     )
 }
 
+/** Variables that change which program runs or what it loads: setting one is not allowed. */
+const CODE_VARIABLES =
+  /^(?:PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|IFS|CDPATH|PYTHON(?:PATH|STARTUP|HOME|USERBASE)|NODE_(?:OPTIONS|PATH)|PERL5(?:LIB|OPT)|PERLLIB|RUBY(?:OPT|LIB)|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|GIT_(?:SSH|SSH_COMMAND|EXEC_PATH|EXTERNAL_DIFF|PAGER|EDITOR|ASKPASS|CONFIG\w*|PROXY_COMMAND|TEMPLATE_DIR)|PAGER|EDITOR|VISUAL|MANPAGER|LESSOPEN|LESSCLOSE|SSH_ASKPASS|SUDO_ASKPASS|BROWSER)$/
+
+/**
+ * In allowlist mode: setting a variable that decides which program runs or what it loads
+ * (`PATH=.:$PATH git status`, `LD_PRELOAD=x.so ls`, `env GIT_SSH_COMMAND=… git fetch`).
+ */
+export function judgeAssignments(
+  assigned: ReadonlySet<string>,
+  runs: readonly RunCommand[],
+  found: Found,
+): void {
+  const names = [...assigned]
+  for (const run of runs)
+    if (run.name === 'env')
+      for (const arg of run.args) {
+        const at = arg.indexOf('=')
+        if (at > 0) names.push(arg.slice(0, at))
+      }
+  const risky = names.find((name) => CODE_VARIABLES.test(name))
+  if (risky) found('not-allowed', `sets ${risky}, which changes which program runs or what it loads`)
+}
+
 const WRITES = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&'])
 const HARMLESS = /^(?:\/dev\/(?:null|stdout|stderr|fd\/[12])|\d+|-)$/
 

@@ -50,6 +50,8 @@ export interface ShellReading {
   unresolved: string[]
   /** Every redirection read, nested scripts' included (commands without a name too). */
   redirects: Redirect[]
+  /** The names of the variables the line sets (`A=1 cmd`, `export A=1`, `local A=1`). */
+  assigned: Set<string>
 }
 
 /** A parsed command line. */
@@ -79,6 +81,7 @@ export function newReading(length: number, budget?: number): ShellReading {
     bounds: new Set(),
     unresolved: [],
     redirects: [],
+    assigned: new Set(),
   }
 }
 

@@ -10,7 +10,7 @@ import { indexRules, type RuleIndex } from './shell-allow.js'
 import { readClaudeRules } from './shell-claude.js'
 import { normalisePath, type RunCommand, runCommands } from './shell-commands.js'
 import { parseShell } from './shell-parse.js'
-import { judgeCommand, judgeRedirects, type Policy } from './shell-policy.js'
+import { judgeAssignments, judgeCommand, judgeRedirects, type Policy } from './shell-policy.js'
 import {
   type CheckScope,
   forkBomb,
@@ -209,6 +209,7 @@ function scanWith(
   }
   if (policy?.allowMode) {
     judgeRedirects(reading.redirects, policy, found)
+    judgeAssignments(reading.assigned, runs, found)
     if (reading.unresolved.length > 0)
       found('unresolved', `the shell reader could not resolve ${reading.unresolved.slice(0, 3).join(', ')}`)
   }

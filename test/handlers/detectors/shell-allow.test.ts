@@ -34,6 +34,7 @@ describe('allowlist mode', () => {
     'nice -n 5 timeout 60 npm run build',
     'sudo ls /root',
     'env CI=1 npm run test',
+    'NODE_ENV=production npm run build',
     'eval git status',
     '$(echo git) status',
     'ls 2>/dev/null; ls 2>&1',
@@ -62,6 +63,10 @@ describe('allowlist mode', () => {
     ['ls > notes.txt', /not-allowed: output redirected to notes.txt \(allowRedirects is off\)/],
     ['> ~/.bashrc', /not-allowed: output redirected to ~\/.bashrc/],
     ['git push origin main', /denied-command: `git push origin main` matches the deny rule git push:\*/],
+    ['PATH=.:$PATH git status', /not-allowed: sets PATH, which changes which program runs/],
+    ['LD_PRELOAD=./hook.so ls', /sets LD_PRELOAD/],
+    ['export GIT_EXTERNAL_DIFF=./x; git diff', /sets GIT_EXTERNAL_DIFF/],
+    ['env GIT_SSH_COMMAND=./x git status', /sets GIT_SSH_COMMAND/],
     [
       `${'$('.repeat(9)}ls${')'.repeat(9)}`,
       /scan-limit: shell reader stopped at its bound: more than 8 levels/,
