@@ -177,6 +177,12 @@ function unwrap(
       if (redirect.body !== undefined) nestedScript(redirect.body, true, `${name} <<`, entry, depth, out)
   }
   if (name === 'eval' && args.length > 0) nestedScript(args.join(' '), known, 'eval', entry, depth, out)
+  // alias NAME='…': the text runs wherever NAME is used (aliases may be on in agents' shells).
+  if (name === 'alias')
+    for (const [i, arg] of args.entries()) {
+      const at = arg.indexOf('=')
+      if (at > 0) nestedScript(arg.slice(at + 1), entry.dynamicArgs[i] !== true, 'alias', entry, depth, out)
+    }
   if (name === 'trap' && args.length > 1 && !args[0]?.startsWith('-'))
     nestedScript(args[0] as string, entry.dynamicArgs[0] !== true, 'trap', entry, depth, out)
   // find … -exec CMD … ; and -execdir / -ok: CMD runs once per file found.

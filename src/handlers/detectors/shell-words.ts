@@ -57,6 +57,16 @@ export abstract class WordReader {
   /** A backtick's text parsed one level deeper. */
   protected abstract parseText(text: string): ParsedScript
 
+  /**
+   * The substitutions inside `$(( … ))` or `${name:-…}` run too: their text is read as a
+   * script one level deeper and its substitutions join the word's.
+   */
+  private readInside(text: string): void {
+    if (!text.includes('$(') && !text.includes('`')) return
+    for (const command of this.parseText(text).commands)
+      for (const sub of command.substitutions) this.addSub(sub)
+  }
+
   private addSub(script: ParsedScript): void {
     this.wordSubs ??= []
     this.wordSubs.push(script)
@@ -197,6 +207,7 @@ export abstract class WordReader {
       const end = src.indexOf('))', this.pos + 3)
       const stop = end < 0 ? src.length : end
       const text = src.slice(this.pos, stop + 2)
+      this.readInside(src.slice(this.pos + 3, stop))
       this.pos = stop + 2
       this.wordDynamic = true
       return text
@@ -219,6 +230,7 @@ export abstract class WordReader {
       const stop = end < 0 ? src.length : end
       const body = src.slice(this.pos + 2, stop)
       this.pos = stop + 1
+      this.readInside(body)
       const match = /^([A-Za-z_][A-Za-z0-9_]*)(?::?[-=+?](.*))?$/s.exec(body)
       if (!match) {
         this.wordDynamic = true

