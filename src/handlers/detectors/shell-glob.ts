@@ -15,9 +15,11 @@ export interface CompiledGlob {
   minLength: number
 }
 
-/** True when the word has glob characters a shell would expand. */
+/** True when the word has glob characters a shell would expand (`[` only with a later `]`: `[ -f x ]` is a test). */
 export function hasGlob(word: string): boolean {
-  return word.includes('*') || word.includes('?') || word.includes('[')
+  if (word.includes('*') || word.includes('?')) return true
+  const open = word.indexOf('[')
+  return open >= 0 && word.indexOf(']', open + 2) > 0
 }
 
 function readSet(glob: string, open: number): { part: Part; end: number } | undefined {

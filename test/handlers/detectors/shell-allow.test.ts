@@ -40,6 +40,8 @@ describe('allowlist mode', () => {
     'ls 2>/dev/null; ls 2>&1',
     'for f in a b; do cat "$f"; done',
     'command -v git',
+    'if [ -f package.json ]; then npm run build; fi',
+    '[[ -d src ]] && ls src',
   ])('allows %j', (command) => {
     expect(judge(command)).toEqual([])
   })
