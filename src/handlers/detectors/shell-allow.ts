@@ -6,6 +6,7 @@
 // know matches only a `*`.
 
 import { starMatches } from './shell-glob.js'
+import { type ShellReading, spend } from './shell-syntax.js'
 
 /** One rule, read. */
 export interface CommandRule {
@@ -15,6 +16,8 @@ export interface CommandRule {
   words: string[]
   /** Any further words are accepted (`:*` or a final `*`). */
   tail: boolean
+  /** Words of the rule that are not `*` alone: a command needs at least as many. */
+  literals: number
 }
 
 /** Rules by the program they name (a rule starting with a wildcard matches any program). */
@@ -50,7 +53,7 @@ export function compileRule(rule: string): CommandRule {
     words.pop()
     tail = true
   } else if (words.length > 0 && (words[words.length - 1] as string).endsWith('*')) tail = true
-  return { text: rule.trim(), words, tail }
+  return { text: rule.trim(), words, tail, literals: words.filter((w) => w !== '*').length }
 }
 
 /** Indexes rules by the program they name. */
@@ -90,34 +93,66 @@ function wordMatches(pattern: string, word: string, dynamic: boolean): boolean {
 export function ruleMatches(rule: CommandRule, command: CommandWords): boolean {
   const { words, dynamic } = command
   const pattern = rule.words
-  // reach[j]: the first j pattern words can match a prefix of the words read so far.
-  let reach = new Uint8Array(pattern.length + 1)
+  const m = pattern.length
+  if (rule.literals > words.length) return false
+  // reach[j]: the first j pattern words can match the words read so far (two rows, reused).
+  let reach = row(0, m)
+  let next = row(1, m)
   reach[0] = 1
-  for (let j = 0; j < pattern.length && pattern[j] === '*'; j++) reach[j + 1] = 1
-  let any = reach[pattern.length] === 1 && rule.tail
+  for (let j = 0; j < m && pattern[j] === '*'; j++) reach[j + 1] = 1
   for (let i = 0; i < words.length; i++) {
-    const next = new Uint8Array(pattern.length + 1)
+    // Once the whole of an open rule matched, any further words are accepted.
+    if (rule.tail && reach[m] === 1) return true
+    next.fill(0, 0, m + 1)
     const word = words[i] as string
-    for (let j = 0; j < pattern.length; j++) {
+    let alive = false
+    for (let j = 0; j < m; j++) {
       if (reach[j] !== 1) continue
       const p = pattern[j] as string
       if (p === '*') next[j] = 1
       if (p === '*' || wordMatches(p, word, dynamic[i] === true)) next[j + 1] = 1
     }
-    for (let j = 0; j < pattern.length; j++) if (next[j] === 1 && pattern[j] === '*') next[j + 1] = 1
-    // Once the whole of an open rule matched, any further words are accepted.
-    if (rule.tail && reach[pattern.length] === 1) any = true
+    for (let j = 0; j < m; j++) if (next[j] === 1 && pattern[j] === '*') next[j + 1] = 1
+    for (let j = 0; j <= m && !alive; j++) alive = next[j] === 1
+    if (!alive) return false
+    const swap = reach
     reach = next
-    if (any) break
+    next = swap
   }
-  if (any || (rule.tail && reach[pattern.length] === 1)) return true
-  return !command.open && reach[pattern.length] === 1
+  if (rule.tail && reach[m] === 1) return true
+  return !command.open && reach[m] === 1
 }
 
-/** The first rule of the index that accepts the command (`program` is the name as written). */
-export function findRule(index: RuleIndex, program: string, command: CommandWords): CommandRule | undefined {
-  for (const rule of index.byProgram.get(program) ?? []) if (ruleMatches(rule, command)) return rule
-  for (const rule of index.anyProgram) if (ruleMatches(rule, command)) return rule
+const ROWS: Uint8Array[] = [new Uint8Array(64), new Uint8Array(64)]
+
+/** A scratch row of at least `m + 1` cells, cleared. */
+function row(which: 0 | 1, m: number): Uint8Array {
+  let cells = ROWS[which] as Uint8Array
+  if (cells.length < m + 1) {
+    cells = new Uint8Array(m + 1)
+    ROWS[which] = cells
+  }
+  cells.fill(0, 0, m + 1)
+  return cells
+}
+
+/**
+ * The first rule of the index that accepts the command (`program` is the name as written).
+ * Each rule tried spends the command's length from the reading's work budget; once it is
+ * spent no rule is found (and the reading records the bound).
+ */
+export function findRule(
+  index: RuleIndex,
+  program: string,
+  command: CommandWords,
+  reading?: ShellReading,
+): CommandRule | undefined {
+  const cost = command.words.length + 1
+  for (const list of [index.byProgram.get(program) ?? [], index.anyProgram])
+    for (const rule of list) {
+      if (reading && !spend(reading, cost)) return undefined
+      if (ruleMatches(rule, command)) return rule
+    }
   return undefined
 }
 

@@ -43,8 +43,10 @@ export function judgeCommand(run: RunCommand, policy: Policy, found: Found): voi
   if (policy.deny.size > 0 && !run.dynamicName) {
     // Deny rules match the program as written and by its base name (`/bin/rm` is `rm`).
     const rule =
-      findRule(policy.deny, run.program, wordsOf(run, run.program)) ??
-      (run.name !== run.program ? findRule(policy.deny, run.name, wordsOf(run, run.name)) : undefined)
+      findRule(policy.deny, run.program, wordsOf(run, run.program), run.script.reading) ??
+      (run.name !== run.program
+        ? findRule(policy.deny, run.name, wordsOf(run, run.name), run.script.reading)
+        : undefined)
     if (rule) {
       found('denied-command', `\`${shown(run)}\` matches the deny rule ${rule.text}`)
       return
@@ -56,13 +58,13 @@ export function judgeCommand(run: RunCommand, policy: Policy, found: Found): voi
     return
   }
   const command = wordsOf(run, run.program)
-  const ask = findRule(policy.ask, run.program, command)
+  const ask = findRule(policy.ask, run.program, command, run.script.reading)
   if (ask) {
     found('not-allowed', `\`${shown(run)}\` matches the ask rule ${ask.text}`)
     return
   }
   if (SAFE_BUILTINS.has(run.program) && run.wrapper === undefined) return
-  if (!findRule(policy.allow, run.program, command))
+  if (!findRule(policy.allow, run.program, command, run.script.reading))
     found(
       'not-allowed',
       `\`${shown(run)}\` is not on the allow list${run.argsFromStdin ? ' (its arguments also come from its input)' : ''}`,
