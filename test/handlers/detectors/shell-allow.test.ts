@@ -103,6 +103,13 @@ describe('allowlist mode', () => {
     expect(judge('ls', { deny: ['rm:*'] })).toEqual([])
   })
 
+  it('spends its work budget on rules tried, and says so when it runs out', () => {
+    const allow = Array.from({ length: 10_000 }, (_, i) => `* x${i} *`)
+    const kinds = scanShell(`ls ${'a '.repeat(30_000)}`, { mode: 'allow', allow }).map((f) => f.kind)
+    expect(kinds).toEqual(['not-allowed', 'scan-limit'])
+    expect(scanShell('ls x9999 y', { mode: 'allow', allow })).toEqual([])
+  })
+
   it('allows output redirections when allowRedirects is on', () => {
     expect(judge('ls > notes.txt', { ...ALLOW, allowRedirects: true })).toEqual([])
   })
