@@ -34,7 +34,7 @@ function detectorHook(
 export const PACKS: Readonly<Record<string, Pack>> = {
   'shell-safety': {
     summary:
-      'denies destructive shell commands (recursive deletes of / or ~, disk writes, curl | sh, fork bombs, force pushes to protected branches)',
+      'denies destructive shell commands (recursive deletes of / or ~, disk writes, curl | sh, fork bombs, force pushes to protected branches) and commands the shell reader cannot read to the end; with options { mode: allow, allow or claudeSettings }, every command not on the list',
     hooks: [detectorHook('shell-safety:destructive-commands', 'tool.pre', 'shell', 'deny')],
   },
   secrets: {

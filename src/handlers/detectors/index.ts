@@ -23,10 +23,17 @@ export { ibanValid, luhnValid, PII_KINDS, piiDetector, scanPii } from './pii.js'
 export type { SecretsOptions } from './secrets.js'
 export { SECRET_KINDS, scanSecrets, secretsDetector, shannonEntropy } from './secrets.js'
 export type { ShellOptions, ShellRule } from './shell.js'
-export { isCriticalPath, SHELL_RULES, scanShell, shellDetector } from './shell.js'
+export { isCriticalPath, SHELL_LIMIT_KIND, SHELL_RULES, scanShell, shellDetector } from './shell.js'
 export type { RunCommand } from './shell-commands.js'
 export { normalisePath, runCommands } from './shell-commands.js'
-export type { FunctionDef, ParsedScript, Redirect, SimpleCommand } from './shell-parse.js'
-export { parseShell, SHELL_LIMITS } from './shell-parse.js'
+export type {
+  FunctionDef,
+  ParsedScript,
+  Redirect,
+  ShellBound,
+  ShellReading,
+  SimpleCommand,
+} from './shell-parse.js'
+export { newReading, parseShell, SHELL_LIMITS } from './shell-parse.js'
 export type { Detector, Finding, ScanTarget } from './types.js'
 export { DEFAULT_MAX_SCAN_CHARS } from './types.js'

@@ -1,20 +1,31 @@
 // From a parsed command line to the commands that would really run: wrappers are peeled off
-// (`sudo`, `env`, `nohup`, `timeout`, `xargs`, `busybox`, …), `sh -c STRING`, `eval`,
-// here-documents fed to a shell and `find -exec` are parsed in turn, and the commands of
-// `$(…)` substitutions join the list. Paths are normalised as a shell user means them.
+// in a loop that does not count toward the depth (shell-wrappers.ts), `sh -c STRING`,
+// `su -c`, `eval`, `trap`, `watch`, here-documents fed to a shell and `find -exec` are
+// parsed in turn, and the commands of `$(…)` substitutions join the list. Paths are
+// normalised as a shell user means them.
 
-import { type ParsedScript, parseShell, SHELL_LIMITS, type SimpleCommand } from './shell-parse.js'
+import { type ParsedScript, parseShell, type SimpleCommand } from './shell-parse.js'
+import { PLAIN, reach, SHELL_LIMITS, spend, unresolved } from './shell-syntax.js'
+import { peelWrapper, WRAPPERS } from './shell-wrappers.js'
 
 /** A command as it would run: `name` is the program's base name. */
 export interface RunCommand {
   name: string
-  /** The arguments after the program name. */
+  /** The program word as written (`./git`, `/usr/bin/git`, `git`). */
+  program: string
+  /** The arguments after the program name (for a wrapper: its own options and operands). */
   args: string[]
+  /** True when the reader could not know the program's name (a variable, a glob, …). */
+  dynamicName: boolean
+  /** Per argument: true when the reader could not know its value. */
+  dynamicArgs: boolean[]
   command: SimpleCommand
   /** The script the command belongs to (for pipelines). */
   script: ParsedScript
   /** True when its arguments also come from stdin (`xargs`). */
   argsFromStdin: boolean
+  /** Set for a wrapper: `transparent` ones only change how the program they run runs. */
+  wrapper?: 'transparent' | 'checked'
 }
 
 /** Shells and interpreters that run code given as a string or on stdin. */
@@ -31,30 +42,6 @@ export const INTERPRETERS = new Set([
   '.',
 ])
 
-/** Wrapper programs and how many option arguments take a value (so we can skip them). */
-const WRAPPERS: Record<string, ReadonlySet<string>> = {
-  sudo: new Set(['-u', '-g', '-h', '-p', '-C', '-r', '-t', '-U', '-D', '-R', '-T']),
-  doas: new Set(['-u', '-C']),
-  env: new Set(['-u', '-C', '--unset', '--chdir']),
-  nohup: new Set(),
-  time: new Set(['-f', '-o']),
-  nice: new Set(['-n']),
-  ionice: new Set(['-c', '-n', '-p']),
-  command: new Set(),
-  builtin: new Set(),
-  exec: new Set(['-a']),
-  stdbuf: new Set(['-i', '-o', '-e']),
-  timeout: new Set(['-s', '-k', '--signal', '--kill-after']),
-  chrt: new Set(),
-  taskset: new Set(),
-  unbuffer: new Set(),
-  busybox: new Set(),
-  xargs: new Set(['-I', '-n', '-P', '-d', '-L', '-s', '-E', '-a', '-i', '--max-args', '--delimiter']),
-  parallel: new Set(['-j', '-S']),
-  watch: new Set(['-n', '-d']),
-  caffeinate: new Set(),
-}
-
 /** The program's base name: `/usr/bin/rm` → `rm`. */
 export function baseName(word: string): string {
   const at = word.lastIndexOf('/')
@@ -70,69 +57,162 @@ export function runCommands(script: ParsedScript, depth = 0): RunCommand[] {
 
 function collect(script: ParsedScript, depth: number, out: RunCommand[]): void {
   for (const command of script.commands) {
+    if (script.reading.budget < 0) return
     for (const sub of command.substitutions) collect(sub, depth + 1, out)
-    unwrap(command, command.argv, script, depth, out, false)
+    unwrap(command, command.argv, command.dynamic, script, depth, out)
   }
+}
+
+/** Parses a string a command hands to a shell, one level deeper. */
+function nestedScript(
+  text: string,
+  known: boolean,
+  what: string,
+  from: RunCommand,
+  depth: number,
+  out: RunCommand[],
+): void {
+  const reading = from.script.reading
+  if (!known) unresolved(reading, `${what} whose text the reader cannot know`)
+  if (depth >= SHELL_LIMITS.maxDepth) {
+    reach(reading, 'depth')
+    return
+  }
+  collect(parseShell(text, { depth: depth + 1, reading }), depth + 1, out)
+}
+
+/** Adds the command of `words[from]` with the arguments up to `to`. */
+function record(
+  out: RunCommand[],
+  name: string,
+  words: readonly string[],
+  dynamic: readonly boolean[],
+  from: number,
+  to: number,
+  command: SimpleCommand,
+  script: ParsedScript,
+  argsFromStdin: boolean,
+  wrapper?: 'transparent' | 'checked',
+): RunCommand {
+  const entry: RunCommand = {
+    name,
+    program: words[from] as string,
+    args: words.slice(from + 1, to),
+    dynamicName: dynamic[from] === true,
+    dynamicArgs: dynamic.slice(from + 1, to),
+    command,
+    script,
+    argsFromStdin,
+  }
+  if (wrapper) entry.wrapper = wrapper
+  out.push(entry)
+  return entry
 }
 
 function unwrap(
   command: SimpleCommand,
-  argv: string[],
+  words: string[],
+  dynamic: boolean[],
   script: ParsedScript,
   depth: number,
   out: RunCommand[],
-  fromStdin: boolean,
+  fromStdin = false,
 ): void {
-  let words = argv
+  const reading = script.reading
   let argsFromStdin = fromStdin
-  for (let peel = 0; peel < 8 && words.length > 0; peel++) {
-    const name = baseName(words[0] as string)
-    const valued = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined
-    if (!valued) break
-    if (name === 'xargs' || name === 'parallel') argsFromStdin = true
-    let i = 1
-    while (i < words.length) {
-      const word = words[i] as string
-      if (word === '--') {
-        i++
-        break
+  let at = 0
+  let plainFrom: Int32Array | undefined
+  // Wrappers are peeled in a loop: each takes at least its own name, so this ends.
+  while (at < words.length) {
+    if (!spend(reading, 1)) return
+    const name = baseName(words[at] as string)
+    // `eval eval … CMD` of plain words reads as CMD: peeled like a wrapper, not nested.
+    if (name === 'eval' && !dynamic[at]) {
+      plainFrom ??= plainSuffix(words, dynamic)
+      if ((plainFrom[at + 1] as number) === 1 && at + 1 < words.length) {
+        record(out, name, words, dynamic, at, at + 1, command, script, argsFromStdin, 'transparent')
+        at++
+        continue
       }
-      if (name === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) i++
-      else if (name === 'env' && (word === '-S' || word === '--split-string')) {
-        words = [...(words[i + 1] ?? '').split(/\s+/).filter(Boolean), ...words.slice(i + 2)]
-        i = 0
-        break
-      } else if (word.startsWith('-')) i += valued.has(word) ? 2 : 1
-      else if (name === 'timeout' && /^\d/.test(word)) {
-        i++
-        break
-      } else break
     }
-    if (i === 0) continue
-    words = words.slice(i)
+    const wrapper = dynamic[at] ? undefined : Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined
+    if (!wrapper) break
+    const peeled = peelWrapper(name, wrapper, words, at)
+    const kind = wrapper.transparent ? 'transparent' : 'checked'
+    const entry = record(out, name, words, dynamic, at, peeled.end, command, script, argsFromStdin, kind)
+    if (wrapper.stdin) argsFromStdin = true
+    if (peeled.script !== undefined) nestedScript(peeled.script, true, `${name} -c`, entry, depth, out)
+    if (peeled.stops) return
+    if (name === 'env' && (words[peeled.end] === '-S' || words[peeled.end] === '--split-string')) {
+      const split = (words[peeled.end + 1] ?? '').split(/\s+/).filter(Boolean)
+      const splitDynamic = dynamic[peeled.end + 1] === true
+      // The split words are env's own again (assignments, then the command).
+      words = ['env', ...split, ...words.slice(peeled.end + 2)]
+      dynamic = [false, ...split.map(() => splitDynamic), ...dynamic.slice(peeled.end + 2)]
+      if (!spend(reading, words.length)) return
+      at = 0
+      continue
+    }
+    if (wrapper.joins) {
+      const rest = words.slice(peeled.end)
+      if (rest.length > 0)
+        nestedScript(rest.join(' '), !dynamic.slice(peeled.end).some(Boolean), name, entry, depth, out)
+      return
+    }
+    if (peeled.end >= words.length && name === 'parallel')
+      unresolved(reading, 'parallel with no command (it runs the lines of its input)')
+    at = peeled.end
   }
-  if (words.length === 0) return
-  const name = baseName(words[0] as string)
-  const args = words.slice(1)
-  out.push({ name, args, command, script, argsFromStdin })
-  if (depth >= SHELL_LIMITS.maxDepth) return
-  // sh -c STRING, bash -lc STRING, eval WORDS: the string is a script of its own.
+  if (at >= words.length) return
+  const name = baseName(words[at] as string)
+  const entry = record(out, name, words, dynamic, at, words.length, command, script, argsFromStdin)
+  const args = entry.args
+  const known = !entry.dynamicArgs.some(Boolean)
+  // sh -c STRING, bash -lc STRING: the string is a script of its own.
   if (SHELLS.has(name)) {
-    const at = args.findIndex((a) => /^-[a-z]*c[a-z]*$/i.test(a))
-    if (at >= 0 && args[at + 1] !== undefined)
-      collect(parseShell(args[at + 1] as string, depth + 1), depth + 1, out)
+    const c = args.findIndex((a) => /^-[a-z]*c[a-z]*$/i.test(a))
+    if (c >= 0 && args[c + 1] !== undefined)
+      nestedScript(args[c + 1] as string, entry.dynamicArgs[c + 1] !== true, `${name} -c`, entry, depth, out)
     for (const redirect of command.redirects)
-      if (redirect.body !== undefined) collect(parseShell(redirect.body, depth + 1), depth + 1, out)
+      if (redirect.body !== undefined) nestedScript(redirect.body, true, `${name} <<`, entry, depth, out)
   }
-  if (name === 'eval' && args.length > 0) collect(parseShell(args.join(' '), depth + 1), depth + 1, out)
+  if (name === 'eval' && args.length > 0) nestedScript(args.join(' '), known, 'eval', entry, depth, out)
+  // alias NAME='…': the text runs wherever NAME is used (aliases may be on in agents' shells).
+  if (name === 'alias')
+    for (const [i, arg] of args.entries()) {
+      const at = arg.indexOf('=')
+      if (at > 0) nestedScript(arg.slice(at + 1), entry.dynamicArgs[i] !== true, 'alias', entry, depth, out)
+    }
+  if (name === 'trap' && args.length > 1 && !args[0]?.startsWith('-'))
+    nestedScript(args[0] as string, entry.dynamicArgs[0] !== true, 'trap', entry, depth, out)
   // find … -exec CMD … ; and -execdir / -ok: CMD runs once per file found.
   if (name === 'find') {
     for (let i = 0; i < args.length; i++) {
       if (!/^-(exec|execdir|ok|okdir)$/.test(args[i] as string)) continue
-      const end = args.findIndex((a, j) => j > i && (a === ';' || a === '+'))
-      unwrap(command, args.slice(i + 1, end < 0 ? undefined : end), script, depth + 1, out, false)
+      let stop = i + 1
+      while (stop < args.length && args[stop] !== ';' && args[stop] !== '+') stop++
+      if (depth >= SHELL_LIMITS.maxDepth) {
+        reach(reading, 'depth')
+        return
+      }
+      unwrap(command, args.slice(i + 1, stop), entry.dynamicArgs.slice(i + 1, stop), script, depth + 1, out)
+      i = stop
     }
   }
+}
+
+/** Per index: 1 when every word from there on is plain (re-reading it by `eval` changes nothing). */
+function plainSuffix(words: readonly string[], dynamic: readonly boolean[]): Int32Array {
+  const out = new Int32Array(words.length + 1)
+  out[words.length] = 1
+  for (let i = words.length - 1; i >= 0; i--) {
+    const word = words[i] as string
+    let plain = !dynamic[i] && word.length > 0
+    for (let k = 0; plain && k < word.length; k++)
+      plain = PLAIN[word.charCodeAt(k)] === 1 && word[k] !== '{' && word[k] !== '#'
+    out[i] = plain && out[i + 1] === 1 ? 1 : 0
+  }
+  return out
 }
 
 /**

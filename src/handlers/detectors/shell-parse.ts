@@ -1,85 +1,106 @@
 // A small POSIX-shell reader for the destructive-shell and protected-paths detectors: it
 // splits a command line the way a shell would (quotes and their concatenation, backslashes,
 // `$'…'`, `$(…)` and backticks, `<(…)`, variables set earlier in the line, `${IFS}`, brace
-// lists, `;` `&&` `||` `|` `&`, groups, function definitions, redirections, here-documents)
-// into simple commands. It never runs anything and never throws; input and nesting are
-// bounded, and what it cannot resolve stays visible as `$NAME` text.
+// lists, `;` `&&` `||` `|` `&`, groups, functions, redirections, here-documents) into simple
+// commands. It never runs anything and never throws. Its bounds (size, nesting, depth) and
+// its work budget are recorded in the reading when reached, as is what it cannot resolve.
 
 import {
-  decodeAnsi,
-  findAnsiEnd,
-  IFS_BREAK,
+  emptyScript,
   isAssignment,
+  newReading,
   operatorAt,
   PASS_THROUGH,
   type ParsedScript,
-  PLAIN,
   type Redirect,
+  reach,
   SEPARATORS,
   SHELL_LIMITS,
+  type ShellReading,
   type SimpleCommand,
-  staticOutput,
+  spend,
+  unresolved,
 } from './shell-syntax.js'
+import { type Token, type Variable, WordReader } from './shell-words.js'
 
-export type { FunctionDef, ParsedScript, Redirect, SimpleCommand } from './shell-syntax.js'
-export { SHELL_LIMITS, staticOutput } from './shell-syntax.js'
+export type {
+  FunctionDef,
+  ParsedScript,
+  Redirect,
+  ShellBound,
+  ShellReading,
+  SimpleCommand,
+} from './shell-syntax.js'
+export { newReading, SHELL_LIMITS, staticOutput } from './shell-syntax.js'
 
-interface Token {
-  op?: string
-  word?: string
-  /** True when any part of the word was quoted (no brace or assignment handling). */
-  quoted?: boolean
-  subs?: ParsedScript[]
+/** Where a nested parse starts from. */
+export interface ParseFrom {
+  /** The reading it belongs to (a new one, with its own budget, when absent). */
+  reading?: ShellReading
+  /** Levels of `$(…)`, `sh -c` and `eval` around it. */
+  depth?: number
+  vars?: Map<string, Variable>
 }
 
 /** Parses a command line. Variables set in it (`a=rm; $a -rf /`) are expanded where used. */
-export function parseShell(source: string, depth = 0, vars: Map<string, string> = new Map()): ParsedScript {
-  const reader = new Reader(source.slice(0, SHELL_LIMITS.maxChars), depth, vars)
-  const script: ParsedScript = { commands: [], functions: [] }
+export function parseShell(source: string, from: ParseFrom = {}): ParsedScript {
+  const reading = from.reading ?? newReading(Math.min(source.length, SHELL_LIMITS.maxChars))
+  const script = emptyScript(reading)
+  if (source.length > SHELL_LIMITS.maxChars) {
+    reach(reading, 'size')
+    source = source.slice(0, SHELL_LIMITS.maxChars)
+  }
+  if (!spend(reading, source.length)) return script
+  const reader = new Reader(source, from.depth ?? 0, from.vars ?? new Map(), reading)
   reader.parseList(script, undefined)
   return script
 }
 
-class Reader {
-  pos = 0
+class Reader extends WordReader {
   pipeline = 0
   /** Groups and function bodies open around the current position. */
   private nesting = 0
+  /** `case … in` bodies open around the current position. */
+  private cases = 0
   private pendingHeredocs: { delimiter: string; redirect: Redirect }[] = []
 
-  constructor(
-    private readonly src: string,
-    private readonly depth: number,
-    private readonly vars: Map<string, string>,
-  ) {}
-
-  /** Reads commands into `script` until `close` (`)`, `}`) or the end. */
-  parseList(script: ParsedScript, close: string | undefined): void {
-    // Past the bound, the rest of the line is not read (what was read still counts).
+  /** Reads commands into `script` until `close` (`)`, `}`) or the end; false when `close` never came. */
+  parseList(script: ParsedScript, close: string | undefined): boolean {
+    // Past the bound, the rest of the line is not read; the bound is a finding.
     if (this.nesting >= SHELL_LIMITS.maxNesting) {
+      reach(this.reading, 'nesting')
       this.pos = this.src.length
-      return
+      return true
     }
     this.nesting++
     try {
-      this.parseItems(script, close)
+      return this.parseItems(script, close)
     } finally {
       this.nesting--
     }
   }
 
-  private parseItems(script: ParsedScript, close: string | undefined): void {
+  private parseItems(script: ParsedScript, close: string | undefined): boolean {
     let stage = 0
     let current: SimpleCommand | undefined
-    let guard = 0
-    while (this.pos < this.src.length && guard++ < 100_000) {
+    const reading = this.reading
+    while (this.pos < this.src.length) {
+      if (reading.budget < 0 || !spend(reading, 1)) {
+        this.stop()
+        break
+      }
+      if (!current && this.cases > 0) this.skipCasePattern()
       const token = this.next()
       if (!token) break
       if (token.op !== undefined) {
         const op = token.op
-        if (op === close) return
+        if (op === close) {
+          if (current) this.finish(current)
+          return true
+        }
         if (op === '(') {
-          // A subshell group, or `name ( )` of a function definition.
+          // A subshell group or `name ( )` of a function definition. `(( … ))` is read as two
+          // groups: what would be arithmetic becomes commands, which fails closed.
           if (current && current.argv.length === 1 && this.peekOp(')')) {
             this.next()
             this.readFunction(script, current.argv[0] as string)
@@ -87,7 +108,7 @@ class Reader {
             current = undefined
             continue
           }
-          this.parseList(script, ')')
+          if (!this.parseList(script, ')')) unresolved(reading, 'an unclosed ( group')
           continue
         }
         if (op === ')' || op === '}') continue
@@ -109,40 +130,64 @@ class Reader {
         if (op === '<<<') redirect.body = redirect.target
         current ??= this.open(script, stage)
         current.redirects.push(redirect)
+        reading.redirects.push(redirect)
         if (target?.subs) current.substitutions.push(...target.subs)
         continue
       }
       const word = token.word ?? ''
-      if (!current) {
-        if (!token.quoted && word === close) return
-        if (!token.quoted && (word === '{' || word === '}')) continue
-        if (!token.quoted && PASS_THROUGH.has(word)) continue
-        if (!token.quoted && (word === 'for' || word === 'case' || word === 'select')) {
-          this.skipHeader()
+      if (!current && !token.quoted) {
+        if (word === close) return true
+        if (word === '{' || word === '}') continue
+        if (word === 'esac' && this.cases > 0) this.cases--
+        if (PASS_THROUGH.has(word)) continue
+        if (word === 'for' || word === 'case' || word === 'select') {
+          this.readHeader(script, stage, word === 'case' ? 'in' : undefined)
+          if (word === 'case') this.cases++
           continue
         }
-        if (!token.quoted && word.endsWith('()') && word.length > 2) {
+        if (word === 'function') {
+          const name = this.next()
+          if (name?.word) {
+            if (this.peekOp('(')) {
+              this.next()
+              if (this.peekOp(')')) this.next()
+            }
+            this.readFunction(script, name.word)
+          }
+          continue
+        }
+        if (word.endsWith('()') && word.length > 2) {
           this.readFunction(script, word.slice(0, -2))
           continue
         }
       }
       current ??= this.open(script, stage)
       if (token.subs) current.substitutions.push(...token.subs)
-      if (!token.quoted && current.argv.length === 0 && word.includes('=') && isAssignment(word)) {
+      if (!token.quoted && current.argv.length === 0 && isAssignment(word)) {
         const at = word.indexOf('=')
-        this.vars.set(word.slice(0, at), word.slice(at + 1))
+        this.vars.set(word.slice(0, at), { value: word.slice(at + 1), dynamic: token.dynamic === true })
+        reading.assigned.add(word.slice(0, at))
         continue
       }
-      if (!token.quoted && word.charCodeAt(0) === 123 && /^\{[^{}\s]*,[^{}\s]*\}$/.test(word))
-        current.argv.push(...word.slice(1, -1).split(','))
-      else current.argv.push(word)
+      if (!token.quoted && isBraceList(word)) {
+        spend(reading, word.length)
+        for (const item of word.slice(1, -1).split(',')) {
+          current.argv.push(item)
+          current.dynamic.push(token.dynamic === true)
+        }
+      } else {
+        current.argv.push(word)
+        current.dynamic.push(token.dynamic === true)
+      }
     }
     if (current) this.finish(current)
+    return close === undefined
   }
 
   private open(script: ParsedScript, stage: number): SimpleCommand {
     const command: SimpleCommand = {
       argv: [],
+      dynamic: [],
       redirects: [],
       pipeline: this.pipeline,
       stage,
@@ -155,31 +200,56 @@ class Reader {
 
   private finish(command: SimpleCommand): void {
     // `export A=b` sets a variable for what follows, like a bare assignment.
-    if (command.argv[0] === 'export') {
-      for (const word of command.argv.slice(1))
-        if (isAssignment(word))
-          this.vars.set(word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1))
+    if (command.argv[0] === 'export' || command.argv[0] === 'local' || command.argv[0] === 'declare') {
+      for (const [i, word] of command.argv.entries())
+        if (i > 0 && isAssignment(word))
+          this.assign(word.slice(0, word.indexOf('=')), {
+            value: word.slice(word.indexOf('=') + 1),
+            dynamic: command.dynamic[i] === true,
+          })
     }
   }
 
+  private assign(name: string, variable: Variable): void {
+    this.vars.set(name, variable)
+    this.reading.assigned.add(name)
+  }
+
   private readFunction(script: ParsedScript, name: string): void {
-    const body: ParsedScript = { commands: [], functions: [] }
+    const body = emptyScript(this.reading)
     this.skipBlank(true)
     const open = this.src[this.pos]
     if (open === '{' || open === '(') {
       this.pos++
-      this.parseList(body, open === '{' ? '}' : ')')
+      if (!this.parseList(body, open === '{' ? '}' : ')'))
+        unresolved(this.reading, `an unclosed body of ${name}`)
     }
     script.functions.push({ name, body })
     script.commands.push(...body.commands)
   }
 
-  private skipHeader(): void {
+  /**
+   * The words of a `for`/`select`/`case` header up to `do`, `in` (case) or the end of the
+   * line: what they substitute still runs, so it joins the script as a command without name.
+   */
+  private readHeader(script: ParsedScript, stage: number, end: string | undefined): void {
+    const holder = this.open(script, stage)
     while (this.pos < this.src.length) {
+      this.skipBlank(false)
       const c = this.src[this.pos]
-      if (c === ';' || c === '\n') return
-      this.pos++
+      if (c === ';' || c === '\n' || c === '&' || c === '|' || c === undefined) return
+      const token = this.next()
+      if (!token || token.op !== undefined) return
+      if (token.subs) holder.substitutions.push(...token.subs)
+      if (!token.quoted && (token.word === end || token.word === 'do')) return
     }
+  }
+
+  /** A `case` pattern (`a|b)`, `(x)`) where a command would start: stepped over. */
+  private skipCasePattern(): void {
+    CASE_PATTERN.lastIndex = this.pos
+    const match = CASE_PATTERN.exec(this.src)
+    if (match && !/^\s*esac\b/.test(match[0])) this.pos += match[0].length
   }
 
   private peekOp(op: string): boolean {
@@ -197,13 +267,14 @@ class Reader {
   }
 
   /** The next operator or word, or undefined at the end. */
-  private next(): Token | undefined {
+  protected next(): Token | undefined {
     this.skipBlank(false)
     if (this.pos >= this.src.length) return undefined
     const src = this.src
     const c = src[this.pos] as string
     if (c === '#') {
-      while (this.pos < src.length && src[this.pos] !== '\n') this.pos++
+      const end = src.indexOf('\n', this.pos)
+      this.pos = end < 0 ? src.length : end
       return this.next()
     }
     if (c === '\n') {
@@ -211,28 +282,38 @@ class Reader {
       this.readHeredocs()
       return { op: '\n' }
     }
-    if ((c === '<' || c === '>') && src[this.pos + 1] === '(' && this.depth < SHELL_LIMITS.maxDepth) {
+    if ((c === '<' || c === '>') && src[this.pos + 1] === '(') {
       this.pos += 2
-      const inner: ParsedScript = { commands: [], functions: [] }
-      new Reader(src, this.depth + 1, this.vars).parseInto(inner, this, ')')
-      return { word: '/dev/fd/63', subs: [inner] }
+      const inner = this.nested(')')
+      return inner ? { word: '/dev/fd/63', subs: [inner] } : { word: '', dynamic: true }
     }
     const op = operatorAt(src, this.pos)
-    if (op !== undefined) return this.op(op)
+    if (op !== undefined) {
+      this.pos += op.length
+      return { op }
+    }
     return this.readWord()
   }
 
-  /** Parses a nested list with this reader's position, then hands the position back. */
-  parseInto(script: ParsedScript, outer: Reader, close: string): void {
-    this.pos = outer.pos
-    this.pipeline = outer.pipeline + 1000
-    this.parseList(script, close)
-    outer.pos = this.pos
+  /** A `$(…)` or `<(…)` read in place by a reader one level deeper; undefined past the depth bound. */
+  protected nested(close: string): ParsedScript | undefined {
+    if (this.depth >= SHELL_LIMITS.maxDepth) {
+      reach(this.reading, 'depth')
+      this.stop()
+      return undefined
+    }
+    const inner = emptyScript(this.reading)
+    const reader = new Reader(this.src, this.depth + 1, this.vars, this.reading)
+    reader.pos = this.pos
+    reader.pipeline = this.pipeline + 1000
+    if (!reader.parseList(inner, close))
+      unresolved(this.reading, `an unclosed ${close === ')' ? '$(' : close}`)
+    this.pos = reader.pos
+    return inner
   }
 
-  private op(op: string): Token {
-    this.pos += op.length
-    return { op }
+  protected parseText(text: string): ParsedScript {
+    return parseShell(text, { depth: this.depth + 1, vars: this.vars, reading: this.reading })
   }
 
   private readHeredocs(): void {
@@ -250,151 +331,19 @@ class Reader {
       redirect.body = lines.join('\n')
     }
   }
+}
 
-  private readWord(): Token {
-    const src = this.src
-    let value = ''
-    let quoted = false
-    let subs: ParsedScript[] | undefined
-    const addSub = (script: ParsedScript) => {
-      subs ??= []
-      subs.push(script)
-    }
-    while (this.pos < src.length) {
-      // A run of plain characters is taken in one slice.
-      const start = this.pos
-      while (this.pos < src.length && PLAIN[src.charCodeAt(this.pos)] === 1) this.pos++
-      if (this.pos > start) {
-        value += src.slice(start, this.pos)
-        continue
-      }
-      const c = src[this.pos] as string
-      if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || ';&|()<>'.includes(c)) {
-        // `2>` and `2>&1`: the digits name a file descriptor, not a word.
-        if ((c === '<' || c === '>') && /^\d+$/.test(value) && !quoted) return this.next() ?? { word: '' }
-        break
-      }
-      if (c === '\\') {
-        const n = src[this.pos + 1]
-        this.pos += 2
-        if (n !== undefined && n !== '\n') value += n
-        quoted = true
-      } else if (c === "'") {
-        const end = src.indexOf("'", this.pos + 1)
-        const stop = end < 0 ? src.length : end
-        value += src.slice(this.pos + 1, stop)
-        this.pos = stop + 1
-        quoted = true
-      } else if (c === '"') {
-        this.pos++
-        value += this.readDoubleQuoted(addSub)
-        quoted = true
-      } else if (c === '`') {
-        value += this.readBackticks(addSub)
-      } else if (c === '$') {
-        const expanded = this.readDollar(addSub, false)
-        if (expanded === IFS_BREAK) break
-        value += expanded
-      } else {
-        value += c
-        this.pos++
-      }
-    }
-    return subs ? { word: value, quoted, subs } : { word: value, quoted }
-  }
+/** A `case` pattern before its `)`: `a|b)`, `(x)`, `*)`. */
+const CASE_PATTERN = /[ \t\n]*\(?[ \t]*[^\s;&()`$"'|]*(?:[ \t]*\|[ \t]*[^\s;&()`$"'|]*)*[ \t]*\)/y
 
-  private readDoubleQuoted(addSub: (s: ParsedScript) => void): string {
-    const src = this.src
-    let value = ''
-    while (this.pos < src.length) {
-      const c = src[this.pos] as string
-      if (c === '"') {
-        this.pos++
-        return value
-      }
-      if (c === '\\' && '$`"\\\n'.includes(src[this.pos + 1] ?? '')) {
-        if (src[this.pos + 1] !== '\n') value += src[this.pos + 1]
-        this.pos += 2
-      } else if (c === '`') value += this.readBackticks(addSub)
-      else if (c === '$') {
-        const expanded = this.readDollar(addSub, true)
-        value += expanded === IFS_BREAK ? ' ' : expanded
-      } else {
-        value += c
-        this.pos++
-      }
-    }
-    return value
+/** `{a,b,c}`: a brace list with no blanks or inner braces. */
+function isBraceList(word: string): boolean {
+  if (word.length < 3 || word.charCodeAt(0) !== 123 || word.charCodeAt(word.length - 1) !== 125) return false
+  let comma = false
+  for (let i = 1; i < word.length - 1; i++) {
+    const c = word[i]
+    if (c === '{' || c === '}' || c === ' ' || c === '\t' || c === '\n') return false
+    if (c === ',') comma = true
   }
-
-  private readBackticks(addSub: (s: ParsedScript) => void): string {
-    const src = this.src
-    let inner = ''
-    this.pos++
-    while (this.pos < src.length && src[this.pos] !== '`') {
-      if (src[this.pos] === '\\' && '`$\\'.includes(src[this.pos + 1] ?? '')) this.pos++
-      inner += src[this.pos]
-      this.pos++
-    }
-    this.pos++
-    if (this.depth >= SHELL_LIMITS.maxDepth) return ''
-    const script = parseShell(inner, this.depth + 1, this.vars)
-    addSub(script)
-    return staticOutput(script)
-  }
-
-  private readDollar(addSub: (s: ParsedScript) => void, inQuotes: boolean): string | typeof IFS_BREAK {
-    const src = this.src
-    const n = src[this.pos + 1]
-    if (n === "'" && !inQuotes) {
-      const end = findAnsiEnd(src, this.pos + 2)
-      const text = decodeAnsi(src.slice(this.pos + 2, end))
-      this.pos = end + 1
-      return text
-    }
-    if (n === '(' && src[this.pos + 2] === '(') {
-      const end = src.indexOf('))', this.pos + 3)
-      const stop = end < 0 ? src.length : end
-      const text = src.slice(this.pos, stop + 2)
-      this.pos = stop + 2
-      return text
-    }
-    if (n === '(') {
-      this.pos += 2
-      if (this.depth >= SHELL_LIMITS.maxDepth) {
-        this.pos = src.length
-        return ''
-      }
-      const inner: ParsedScript = { commands: [], functions: [] }
-      new Reader(src, this.depth + 1, this.vars).parseInto(inner, this, ')')
-      addSub(inner)
-      return staticOutput(inner)
-    }
-    let name: string
-    let fallback: string | undefined
-    if (n === '{') {
-      const end = src.indexOf('}', this.pos + 2)
-      const stop = end < 0 ? src.length : end
-      const body = src.slice(this.pos + 2, stop)
-      this.pos = stop + 1
-      const match = /^([A-Za-z_][A-Za-z0-9_]*)(?::?[-=+?](.*))?$/s.exec(body)
-      if (!match) return `\${${body}}`
-      name = match[1] as string
-      fallback = match[2]
-    } else {
-      const match = /^[A-Za-z_][A-Za-z0-9_]*|^[0-9@*#?$!-]/.exec(src.slice(this.pos + 1, this.pos + 129))
-      if (!match) {
-        this.pos++
-        return '$'
-      }
-      name = match[0]
-      this.pos += 1 + name.length
-    }
-    if (name === 'IFS' && !inQuotes) return IFS_BREAK
-    const known = this.vars.get(name)
-    if (known !== undefined) return known
-    if (name === 'HOME') return '~'
-    if (fallback !== undefined) return fallback
-    return `$${name}`
-  }
+  return comma
 }

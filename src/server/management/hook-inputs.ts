@@ -136,8 +136,9 @@ export function tenantFor(
 /**
  * Refuses what a handler config from the API must not do to the host: run a program
  * (`command` hooks, or a profile's `command` action) unless `management.allowCommandHooks`
- * is on, name a folder of its own (`baseDir`), or name a file outside the data folder
- * (an absolute `save_json` path or one with `..`).
+ * is on, name a folder of its own (`baseDir`), name a file outside the data folder
+ * (an absolute `save_json` path or one with `..`), or read a file (a shell detector's
+ * `claudeSettings`).
  */
 export function refuseHostAccess(plane: PlaneContext, handler: Record<string, unknown>): void {
   const runsProgram =
@@ -147,6 +148,19 @@ export function refuseHostAccess(plane: PlaneContext, handler: Record<string, un
       'forbidden',
       'command hooks run programs on the server, and this Warden does not allow them through the API; set management.allowCommandHooks: true in warden.yaml to allow it',
       handler.type === 'command' ? 'handler.type' : 'handler.action',
+    )
+  }
+  const options = handler.options as Record<string, unknown> | undefined
+  if (
+    handler.type === 'detector' &&
+    options !== null &&
+    typeof options === 'object' &&
+    'claudeSettings' in options
+  ) {
+    throw new ApiError(
+      'forbidden',
+      'handler.options.claudeSettings reads a file on the server, which hooks made through the management API may not do; list the commands in options.allow and options.deny instead',
+      'handler.options.claudeSettings',
     )
   }
   if (handler.baseDir !== undefined) {
