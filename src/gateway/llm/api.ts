@@ -76,6 +76,31 @@ export interface ApiErrorInfo {
   message: string
 }
 
+/** A window of streamed text a hook changed (kept in the answer's one audited decision). */
+export interface WindowDecision {
+  /** Where the window starts in the text, in characters. */
+  offset: number
+  chars: number
+  decision: string
+  reason: string
+}
+
+/** Which part of a streamed text a check sees. */
+export interface TextWindow {
+  /** Where the checked text starts in the whole text, in characters. */
+  offset: number
+  /** True for the one check of the whole text at its end (audited); false for a window. */
+  final: boolean
+  /** At the end: how many windows were checked, and those a hook changed. */
+  windows?: number
+  decided?: WindowDecision[]
+}
+
+/** A check of streamed text: its released form (with what decided it), or why the stream must end. */
+export type TextCheck =
+  | { ok: true; text: string; decision?: string; reason?: string }
+  | { ok: false; error: ApiErrorInfo }
+
 /** The checks a stream relay calls while it reads the upstream's events. */
 export interface StreamChecks {
   /** Whether streamed text must be checked (a hook runs on `agent.response`). */
@@ -84,8 +109,10 @@ export interface StreamChecks {
   every: number
   /** Characters held after each check until the next. */
   holdBack: number
-  /** Checks the text so far: its released form, or why the stream must end. */
-  text(text: string): Promise<{ ok: true; text: string } | { ok: false; error: ApiErrorInfo }>
+  /** The longest streamed text checked (`llm.stream.maxTextChars`); past it the stream ends. */
+  maxChars?: number
+  /** Checks a window of the text (or, at its end, all of it). */
+  text(text: string, window?: TextWindow): Promise<TextCheck>
   /** Checks a complete tool call. */
   call(call: ToolCallView): Promise<CallVerdict>
 }

@@ -26,6 +26,8 @@ import {
   type LlmApi,
   type RequestChanges,
   type StreamChecks,
+  type TextCheck,
+  type TextWindow,
   type ToolCallView,
 } from './api.js'
 
@@ -62,7 +64,7 @@ const modelNeeded: ModifyCheck = (payload) => {
 export class LlmChecks {
   constructor(
     private readonly engine: Engine,
-    private readonly pacing: { checkEveryChars: number; holdBackChars: number },
+    private readonly pacing: { checkEveryChars: number; holdBackChars: number; maxTextChars?: number },
   ) {}
 
   /** Whether any enabled hook runs on `agent.response` (else streamed text is not held). */
@@ -147,13 +149,39 @@ export class LlmChecks {
 
   /** The checks a stream relay uses, for one call. */
   streamChecks(scope: CallScope): StreamChecks {
-    return {
+    const checks: StreamChecks = {
       checkText: this.checksText(),
       every: this.pacing.checkEveryChars,
       holdBack: this.pacing.holdBackChars,
-      text: (text) => this.text(text, scope),
+      text: (text, window) => this.streamText(text, window, scope),
       call: (call) => this.call(call, scope),
     }
+    if (this.pacing.maxTextChars !== undefined) checks.maxChars = this.pacing.maxTextChars
+    return checks
+  }
+
+  /**
+   * Checks a window of streamed text (audited only when denied), or at its end the whole text
+   * (the answer's one audited decision, naming how many windows were checked and those a
+   * hook changed). Hooks tell them apart by `stream.final`.
+   */
+  async streamText(text: string, window: TextWindow | undefined, scope: CallScope): Promise<TextCheck> {
+    if (window === undefined) return this.checkText(text, scope)
+    const stream: JsonObject = window.final
+      ? { final: true, windows: window.windows ?? 0, decided: (window.decided ?? []) as unknown as Json }
+      : { final: false, offset: window.offset, chars: text.length }
+    const input = {
+      event: 'agent.response',
+      payload: { message: { role: 'agent', text }, stream },
+      context: scope.context,
+      acceptModify: textNeeded,
+      ...(window.final ? {} : { audit: 'denials' as const }),
+      ...(scope.onCallerGone ? { onCallerGone: scope.onCallerGone } : {}),
+    }
+    const pending = dispatchSoon(this.engine, input)
+    const decision = pending instanceof Promise ? await pending : pending
+    const verdict = textVerdict(decision, text)
+    return verdict.ok ? { ...verdict, decision: decision.decision, reason: decision.reason } : verdict
   }
 
   /** Reports a delivered answer as `model.post` (non-blocking: never waited for). */

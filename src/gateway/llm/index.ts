@@ -14,7 +14,10 @@ export type {
   RequestView,
   StreamChecks,
   StreamRelay,
+  TextCheck,
+  TextWindow,
   ToolCallView,
+  WindowDecision,
 } from './api.js'
 export { chatApi } from './chat.js'
 export { type CallScope, type Checked, LlmChecks } from './checks.js'
