@@ -26,7 +26,6 @@ import { buildEngine } from '../../src/sources/index.js'
 import {
   message,
   type ResponsesServer,
-  responseOf,
   startResponsesServer,
   streamOf,
 } from '../gateway/responses-upstream.js'

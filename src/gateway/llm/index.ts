@@ -42,4 +42,5 @@ export {
 } from './responses-tables.js'
 export { apiForPath, type Route } from './routes.js'
 export { type LlmGateway, type LlmGatewayOptions, startLlmGateway, wardenToken } from './server.js'
+export { tablesMarkdown } from './table-doc.js'
 export { TextGuard } from './text-guard.js'
