@@ -203,7 +203,7 @@ describe('warden llm under attack through OpenAI Responses', () => {
     expect(kinds).toEqual(['message', 'message', 'message', 'message', 'custom_tool_call'])
     expect(JSON.stringify(answer.output)).not.toContain('rm -rf /srv')
     const inputs = seen.filter((s) => s.event === 'tool.pre').map((s) => (s.payload.tool as JsonObject).input)
-    expect(inputs).toContainEqual(expect.objectContaining({ command: 'bash -c rm -rf /srv' }))
+    expect(inputs).toContainEqual(expect.objectContaining({ command: "bash -c 'rm -rf /srv'" }))
     expect(inputs).toContainEqual(expect.objectContaining({ path: '/etc/passwd', patch: '+rm -rf /' }))
   })
 

@@ -67,14 +67,22 @@ export function callOf(item: JsonObject, key: string): ToolCallView | undefined 
   if (type === 'function_call' || type === 'mcp_approval_request') input = parseArguments(args)
   if (type === 'mcp_approval_request') input = { ...input, server_label: item.server_label ?? null }
   if (type === 'custom_tool_call') input = { input: typeof item.input === 'string' ? item.input : '' }
-  if (type === 'local_shell_call')
-    input = { ...action, command: strings(action.command).join(' '), argv: action.command ?? [] }
+  if (type === 'local_shell_call') {
+    input = { ...action, command: shellLine(strings(action.command)), argv: action.command ?? [] }
+    if (typeof action.working_directory === 'string') input.cwd = action.working_directory
+  }
   if (type === 'shell_call')
     input = { command: strings(action.commands).join('\n'), commands: action.commands ?? [] }
   if (type === 'apply_patch_call')
     input = { path: operation.path ?? '', patch: operation.diff ?? '', operation: operation.type ?? '' }
   if (type === 'computer_call') input = { ...action }
   return input === undefined ? undefined : { key, id, name, input }
+}
+
+/** An argv as one shell command line, each word quoted as a shell would need it. */
+function shellLine(argv: string[]): string {
+  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
+  return argv.map((word) => (/^[A-Za-z0-9_/.,:=@%+-]+$/.test(word) ? word : quote(word))).join(' ')
 }
 
 /** The upstream tool result an output item carries (undefined for other items). */
