@@ -49,7 +49,7 @@ describe('Responses calls through the shell and paths detectors', () => {
         action: exec(['ls', '-la', 'src']),
       },
     ]
-    const checked = await checks.answer(responsesApi, { output }, { context: {} })
+    const checked = await checks.answer(responsesApi, { output } as unknown as JsonObject, { context: {} })
     expect(checked.ok).toBe(true)
     if (!checked.ok) return
     const items = checked.body.output as JsonObject[]
