@@ -64,7 +64,7 @@ export class TextGuard {
   async push(delta: string): Promise<GuardStep> {
     this.pieces.push(delta)
     this.length += delta.length
-    this.joined = {}
+    if (this.joined.original !== undefined || this.joined.released !== undefined) this.joined = {}
     if (!this.checks.checkText) {
       this.sent.push(delta)
       this.checked = this.length
