@@ -74,6 +74,17 @@ const HOOKS: HookDefinition[] = [
     },
   },
   {
+    name: 'report',
+    event: 'model.post',
+    handler: {
+      type: 'fn',
+      fn: ({ event }: HookCall) => {
+        seen.push({ event: 'model.post', payload: event.payload })
+        return undefined
+      },
+    },
+  },
+  {
     name: 'redact-keys',
     event: 'agent.response',
     handler: {
@@ -428,6 +439,9 @@ describe('warden llm under attack through OpenAI Responses', () => {
     const through = await client.responses.create({ model: 'gpt-test', input: 'x' })
     expect(through.output[0]?.type).toBe('tool_search_call')
     expect(letThrough).toContain('openai.responses/output/tool_search_call')
+    await engine.drain()
+    const reported = seen.filter((s) => s.event === 'model.post').map((s) => s.payload.model as JsonObject)
+    expect(reported.at(-1)?.unknownTypesLetThrough).toEqual(['openai.responses/output/tool_search_call'])
   })
 
   it('item 8: a streamed text past llm.stream.maxTextChars ends the stream naming the setting', async () => {

@@ -40,6 +40,8 @@ export interface RequestView {
   userTexts?: { key: string; text: string }[]
   /** Why the request is refused before any check (a type Warden does not check). */
   refusal?: ApiErrorInfo
+  /** Unknown types the operator let through (`protocol/place/type`), for the audit. */
+  letThrough?: string[]
 }
 
 /** What the request checks changed. */
@@ -74,6 +76,8 @@ export interface AnswerView {
   logprobs?: boolean
   /** Why the answer is refused before any check (a type Warden does not check). */
   refusal?: ApiErrorInfo
+  /** Unknown types the operator let through (`protocol/place/type`), for the audit. */
+  letThrough?: string[]
 }
 
 /** What became of one tool call. */
@@ -176,6 +180,23 @@ export interface LlmApi {
   errorBody(error: ApiErrorInfo): JsonObject
   /** A relay for one streamed answer. */
   relay(checks: StreamChecks): StreamRelay
+}
+
+/**
+ * `types` with every let-through also noted in `seen` (so the call's audit names the keys).
+ */
+export function notingLetThrough(
+  types: UnknownTypePolicy | undefined,
+  seen: string[],
+): UnknownTypePolicy | undefined {
+  if (!types) return undefined
+  return {
+    ...types,
+    onLetThrough: (key, table) => {
+      seen.push(key)
+      types.onLetThrough?.(key, table)
+    },
+  }
 }
 
 /** True for a JSON object. */

@@ -124,6 +124,7 @@ export class LlmChecks {
     let current = changed ? api.applyRequest(body, changes) : body
     const seen = changed ? api.readRequest(current) : view
     const model: JsonObject = { messages: seen.messages, tools: seen.tools, api: api.name }
+    if (view.letThrough) model.unknownTypesLetThrough = view.letThrough
     if (seen.model !== undefined) model.name = seen.model
     if (seen.system !== undefined) model.system = seen.system
     const pending = this.dispatch('model.pre', { model }, scope, modelNeeded)
@@ -195,7 +196,7 @@ export class LlmChecks {
       verdicts.calls.set(call.key ?? call.id, verdict)
     }
     const answer = changed ? api.applyAnswer(body, verdicts) : body
-    this.report(api, answer, scope)
+    this.report(api, answer, scope, view.letThrough)
     return { ok: true, body: answer, changed }
   }
 
@@ -239,12 +240,10 @@ export class LlmChecks {
   }
 
   /** Reports a delivered answer as `model.post` (non-blocking: never waited for). */
-  report(api: LlmApi, response: JsonObject, scope: CallScope): void {
-    void this.engine.dispatch({
-      event: 'model.post',
-      payload: { model: { response, api: api.name } },
-      context: scope.context,
-    })
+  report(api: LlmApi, response: JsonObject, scope: CallScope, letThrough?: string[]): void {
+    const model: JsonObject = { response, api: api.name }
+    if (letThrough) model.unknownTypesLetThrough = letThrough
+    void this.engine.dispatch({ event: 'model.post', payload: { model }, context: scope.context })
   }
 
   /** Checks one text of the answer: the text to send, or the error. */

@@ -11,7 +11,13 @@
 
 import type { Json, JsonObject } from '../../core/index.js'
 import { classifyItem, type ItemTable, type UnknownTypePolicy } from '../kit/index.js'
-import { type ApiErrorInfo, isObject, type RequestChanges, type RequestView } from './api.js'
+import {
+  type ApiErrorInfo,
+  isObject,
+  notingLetThrough,
+  type RequestChanges,
+  type RequestView,
+} from './api.js'
 import { outputText } from './chat.js'
 import {
   RESPONSES_INPUT_CONTENT,
@@ -61,7 +67,15 @@ function fileText(data: string): string {
 }
 
 /** Reads a Responses request; `types` lets named unknown types through. */
-export function readResponsesRequest(body: JsonObject, types?: UnknownTypePolicy): RequestView {
+export function readResponsesRequest(body: JsonObject, given?: UnknownTypePolicy): RequestView {
+  const letThrough: string[] = []
+  const types = notingLetThrough(given, letThrough)
+  const view = readWith(body, types)
+  if (letThrough.length > 0) view.letThrough = letThrough
+  return view
+}
+
+function readWith(body: JsonObject, types?: UnknownTypePolicy): RequestView {
   const input = items(body.input)
   const view: RequestView = {
     stream: body.stream === true,

@@ -79,6 +79,7 @@ interface Held {
 export class ResponsesRelay implements StreamRelay {
   private readonly guards = new Map<string, { guard: TextGuard; type: Json | undefined }>()
   private readonly held = new Map<number, Held>()
+  private readonly itemTypes = new Map<number, string>()
   private readonly verdicts: AnswerVerdicts = { texts: new Map(), calls: new Map(), results: new Map() }
   private response: JsonObject = {}
 
@@ -124,6 +125,7 @@ export class ResponsesRelay implements StreamRelay {
       case 'response.content_part.added':
         return this.partAdded(data, raw)
       case 'response.content_part.done':
+        if (this.itemTypes.get(at) === 'reasoning' && !this.checks.checkText) return [raw]
         return [partFrame(type, data, this.guardOf(data).guard.out())]
       case 'response.output_text.delta':
       case 'response.refusal.delta':
@@ -149,6 +151,7 @@ export class ResponsesRelay implements StreamRelay {
     if (bad) return refusedStep(bad.replace('refused the answer', 'ended the answer'))
     const type = String(item.type)
     const at = Number(data.output_index)
+    this.itemTypes.set(at, type)
     if (CALLS.has(type) || RESULTS.has(type) || (type === 'reasoning' && this.checks.checkText)) {
       this.held.set(at, { type, frames: [raw] })
       return []
@@ -196,6 +199,11 @@ export class ResponsesRelay implements StreamRelay {
 
   private partAdded(data: JsonObject, raw: string): RelayStep {
     const part = isObject(data.part) ? data.part : {}
+    const owner = this.itemTypes.get(Number(data.output_index))
+    if (owner !== 'message') {
+      if (owner === 'reasoning' && !this.checks.checkText) return [raw]
+      return garbage(`a content part for an item that is not a message (${owner ?? 'none announced'})`)
+    }
     const bad = this.shape.outputRefusal('output-content', part.type, this.checks.unknownTypes)
     if (bad) return refusedStep(bad.replace('refused the answer', 'ended the answer'))
     this.guardOf(data).type = part.type

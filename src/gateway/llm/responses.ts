@@ -17,6 +17,7 @@ import {
   type CallVerdict,
   isObject,
   type LlmApi,
+  notingLetThrough,
   parseArguments,
   type ToolCallView,
   type ToolResultView,
@@ -95,7 +96,9 @@ function resultOf(item: JsonObject, key: string): ToolResultView | undefined {
   return item.error ? { ...result, isError: true } : result
 }
 
-function readAnswer(body: JsonObject, types?: UnknownTypePolicy): AnswerView {
+function readAnswer(body: JsonObject, given?: UnknownTypePolicy): AnswerView {
+  const letThrough: string[] = []
+  const types = notingLetThrough(given, letThrough)
   const view: AnswerView = { texts: [], calls: [], results: [] }
   output(body).forEach((item, at) => {
     if (view.refusal) return
@@ -137,6 +140,7 @@ function readAnswer(body: JsonObject, types?: UnknownTypePolicy): AnswerView {
     if (result) view.results?.push(result)
   })
   if (isObject(body.usage)) view.usage = body.usage
+  if (letThrough.length > 0) view.letThrough = letThrough
   return view
 }
 
