@@ -330,6 +330,11 @@ describe('warden llm under attack through OpenAI Responses', () => {
       ],
     })
     await expect(file).rejects.toMatchObject({ status: 403 })
+    const prompt = client.responses.create({
+      model: 'gpt-test',
+      prompt: { id: 'pmpt_1', variables: { topic: 'the forbidden plans' } },
+    })
+    await expect(prompt).rejects.toMatchObject({ status: 403 })
     const before = upstream.requests.length
     await client.responses.create({
       model: 'gpt-test',
@@ -442,6 +447,17 @@ describe('warden llm under attack through OpenAI Responses', () => {
     await engine.drain()
     const reported = seen.filter((s) => s.event === 'model.post').map((s) => s.payload.model as JsonObject)
     expect(reported.at(-1)?.unknownTypesLetThrough).toEqual(['openai.responses/output/tool_search_call'])
+  })
+
+  it('the official client streaming a Responses answer raises Warden’s error for an unmodelled event', async () => {
+    upstream.script([{ events: streamOf([{ type: 'response.hologram.delta', delta: 'x' }], []) }])
+    const run = async () => {
+      const stream = await client.responses.create({ model: 'gpt-test', input: 'x', stream: true })
+      for await (const _event of stream) {
+        // read until the error
+      }
+    }
+    await expect(run()).rejects.toThrow(/response\.hologram\.delta/)
   })
 
   it('item 8: a streamed text past llm.stream.maxTextChars ends the stream naming the setting', async () => {

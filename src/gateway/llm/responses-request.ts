@@ -5,7 +5,8 @@
 // stands, each message's parts also joined; every tool output (`function_call_output`,
 // `custom_tool_call_output`, `local_shell_call_output`, `shell_call_output`,
 // `apply_patch_call_output`, `computer_call_output`, an earlier `mcp_call`) is checked as
-// `tool.post`, named after the call it answers. Texts and outputs are keyed by position;
+// `tool.post`, named after the call it answers; a reusable `prompt`'s text variables are user
+// texts too. Texts and outputs are keyed by position;
 // `instructions` is the system prompt. `background: true` is refused: its answer would be
 // delivered later, around the stream checks.
 
@@ -102,6 +103,7 @@ function readWith(body: JsonObject, types?: UnknownTypePolicy): RequestView {
   }
   const names = new Map<string, string>()
   const texts = view.userTexts as { key: string; text: string }[]
+  if (isObject(body.prompt)) readPrompt(body.prompt, texts, view)
   input.forEach((item, at) => {
     if (view.refusal || !isObject(item)) {
       view.refusal ??= refusal(RESPONSES_INPUT_ITEMS, undefined, types)
@@ -157,6 +159,23 @@ function readMessage(
   if (parts.length > 1) texts.push({ key: `${at}.joined`, text: parts.join('\n') })
 }
 
+/** A reusable prompt's variables: text ones are user texts; others Warden cannot read are refused. */
+function readPrompt(prompt: JsonObject, texts: { key: string; text: string }[], view: RequestView): void {
+  const variables = isObject(prompt.variables) ? prompt.variables : {}
+  for (const [name, value] of Object.entries(variables)) {
+    if (typeof value === 'string') texts.push({ key: `prompt.${name}`, text: value })
+    else if (isObject(value) && value.type === 'input_text' && typeof value.text === 'string')
+      texts.push({ key: `prompt.${name}`, text: value.text })
+    else if (!(isObject(value) && value.type === 'input_image')) {
+      view.refusal ??= {
+        status: 400,
+        code: 'unchecked_type',
+        message: `Warden refused the request: prompt variable "${name.slice(0, 64)}" is neither text nor an image, so it cannot be checked`,
+      }
+    }
+  }
+}
+
 /** Puts checked user texts and tool outputs back, by position. */
 export function applyResponsesRequest(body: JsonObject, changes: RequestChanges): JsonObject {
   if (typeof body.input === 'string') {
@@ -165,6 +184,13 @@ export function applyResponsesRequest(body: JsonObject, changes: RequestChanges)
   }
   const input = Array.isArray(body.input) ? body.input : []
   for (const [key, text] of changes.userTexts ?? []) {
+    if (key.startsWith('prompt.')) {
+      const variables = isObject(body.prompt) && isObject(body.prompt.variables) ? body.prompt.variables : {}
+      const name = key.slice('prompt.'.length)
+      const value = variables[name]
+      variables[name] = isObject(value) ? { ...value, text } : text
+      continue
+    }
     const [at, part, file] = key.split('.')
     const item = input[Number(at)]
     if (!isObject(item)) continue
