@@ -42,6 +42,8 @@ export interface RequestView {
   refusal?: ApiErrorInfo
   /** Unknown types the operator let through (`protocol/place/type`), for the audit. */
   letThrough?: string[]
+  /** Calls the request approves to run upstream: checked as `tool.pre`, a deny refuses it. */
+  approvals?: ToolCallView[]
 }
 
 /** What the request checks changed. */

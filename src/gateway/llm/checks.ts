@@ -80,6 +80,18 @@ export class LlmChecks {
   async request(api: LlmApi, body: JsonObject, scope: CallScope): Promise<Checked> {
     const view = api.readRequest(body, scope.unknownTypes)
     if (view.refusal) return { ok: false, error: view.refusal }
+    for (const call of view.approvals ?? []) {
+      const verdict = await this.call(call, scope)
+      if (verdict.kind !== 'allow')
+        return {
+          ok: false,
+          error: {
+            status: 403,
+            code: 'denied',
+            message: `Warden refused the approval of ${call.name}: ${verdict.kind === 'blocked' ? verdict.text : 'a hook would change its input, which an approval cannot carry'}`,
+          },
+        }
+    }
     const changes: RequestChanges = { toolOutputs: new Map() }
     let changed = false
     if (view.userTexts) {

@@ -16,6 +16,7 @@ import {
   type ApiErrorInfo,
   isObject,
   notingLetThrough,
+  parseArguments,
   type RequestChanges,
   type RequestView,
 } from './api.js'
@@ -114,6 +115,7 @@ function readWith(body: JsonObject, types?: UnknownTypePolicy): RequestView {
     if (view.refusal) return
     if (typeof item.call_id === 'string' && typeof type === 'string' && !RESULTS.has(type))
       names.set(item.call_id, String(item.name ?? CALL_NAMES[type] ?? type))
+    if (type === 'mcp_approval_response' && item.approve === true) approve(item, input, at, view)
     if (type === 'message') readMessage(item, `${at}`, texts, view, types)
     else if (typeof type === 'string' && RESULTS.has(type)) {
       const id = String(item.call_id ?? item.id ?? '')
@@ -157,6 +159,36 @@ function readMessage(
       texts.push({ key: `${at}.${p}.file`, text: fileText(part.file_data) })
   })
   if (parts.length > 1) texts.push({ key: `${at}.joined`, text: parts.join('\n') })
+}
+
+/**
+ * An approval of an upstream MCP call: accepted only with its `mcp_approval_request` in the
+ * same input, whose call is checked again as `tool.pre` (an approval of a call Warden blocked,
+ * or of one it cannot see, would let the upstream run it).
+ */
+function approve(item: JsonObject, input: Json[], at: number, view: RequestView): void {
+  const id = item.approval_request_id
+  const asked = input.findIndex(
+    (other) => isObject(other) && other.type === 'mcp_approval_request' && other.id === id,
+  )
+  const request = input[asked]
+  if (typeof id !== 'string' || asked < 0 || !isObject(request)) {
+    view.refusal = {
+      status: 400,
+      code: 'unchecked_type',
+      message:
+        'Warden refused the request: an mcp_approval_response is accepted only with its mcp_approval_request in the same input, so the call it approves can be checked',
+    }
+    return
+  }
+  const args = typeof request.arguments === 'string' ? request.arguments : ''
+  view.approvals ??= []
+  view.approvals.push({
+    key: `${at}`,
+    id,
+    name: String(request.name ?? 'mcp'),
+    input: { ...parseArguments(args), server_label: request.server_label ?? null },
+  })
 }
 
 /** A reusable prompt's variables: text ones are user texts; others Warden cannot read are refused. */

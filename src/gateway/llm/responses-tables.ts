@@ -40,8 +40,9 @@ export const RESPONSES_INPUT_ITEMS: ItemTable = {
     computer_call: { kind: 'inert', note: PAST },
     mcp_approval_request: { kind: 'inert', note: 'an approval request the model made earlier' },
     mcp_approval_response: {
-      kind: 'inert',
-      note: 'the agent approves an MCP call that was checked as tool.pre when it was asked',
+      kind: 'checked',
+      event: 'tool.pre',
+      note: 'an approval is accepted only with its mcp_approval_request in the same input, whose call is checked again',
     },
     reasoning: { kind: 'inert', note: 'the model’s own earlier reasoning, sent back as it came' },
     item_reference: {
