@@ -79,7 +79,7 @@ export class TextGuard {
 
   /** The text ended: checks all of it once and returns the rest to release. */
   async finish(): Promise<GuardStep> {
-    if (!this.checks.checkText) return NOTHING
+    if (!this.checks.checkText || this.length === 0) return NOTHING
     this.checked = this.length
     const whole = this.text()
     const released = this.out()
