@@ -450,6 +450,9 @@ describe('warden llm under attack through OpenAI Responses', () => {
     expect(JSON.stringify(stored)).toContain('[REDACTED]')
     expect(JSON.stringify(stored)).not.toContain(SECRET)
     expect(upstream.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/responses/resp_1' })
+    const streamed = await fetch(new URL('/v1/responses/resp_1?stream=true', gateway.url))
+    expect(streamed.status).toBe(400)
+    expect(((await streamed.json()) as { error: { message: string } }).error.message).toContain('stream=true')
   })
 
   it('refuses types it does not model in the Responses shape, and lets a named one through', async () => {
