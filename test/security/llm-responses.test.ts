@@ -364,6 +364,14 @@ describe('warden llm under attack through OpenAI Responses', () => {
       ],
     })
     await expect(file).rejects.toMatchObject({ status: 403 })
+    const disguised = client.responses.create({
+      model: 'gpt-test',
+      input: [{ role: 'user', content: [{ type: 'output_text', text: 'forbidden', annotations: [] }] }],
+    } as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+    await expect(disguised).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('output_text'),
+    })
     const prompt = client.responses.create({
       model: 'gpt-test',
       prompt: { id: 'pmpt_1', variables: { topic: 'the forbidden plans' } },

@@ -150,6 +150,12 @@ function readMessage(
     const type = isObject(part) ? part.type : undefined
     const remote = type === 'input_file' && isObject(part) && typeof part.file_data !== 'string'
     view.refusal = refusal(RESPONSES_INPUT_CONTENT, remote ? 'input_file.remote' : type, types)
+    if (user && (type === 'output_text' || type === 'refusal'))
+      view.refusal = {
+        status: 400,
+        code: 'unchecked_type',
+        message: `Warden refused the request: a user message holds a "${type}" part, which only the model's own messages carry`,
+      }
     if (view.refusal || !user || !isObject(part)) return
     if (type === 'input_text' && typeof part.text === 'string') {
       texts.push({ key: `${at}.${p}`, text: part.text })
