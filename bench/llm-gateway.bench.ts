@@ -5,7 +5,8 @@
 // streamed tokens per second through vs direct, with the server producing a token per
 // millisecond on each of many concurrent streams (faster than models stream), and the time
 // to the first such token added; the same with a hook on agent.response (text held and
-// checked); and, for the record, the unpaced capacity (every token sent at once).
+// checked); for the record, the unpaced capacity (every token sent at once); and a 1 MB
+// streamed answer through a secrets hook, against a 100 KB one (linear time, bounded CPU).
 
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -24,10 +25,23 @@ const STREAMS = 16
 const PACED_TOKENS = 300
 const ROUNDS = Number(process.env.LLM_BENCH_ROUNDS ?? 4)
 
-/** The local Messages server in a process of its own: every answer is TOKENS text chunks. */
-async function startUpstreamProcess(paceMs?: number): Promise<{ url: URL; stop(): void }> {
+/** Characters of each chunk of a long streamed answer. */
+const LONG_CHUNK = 50
+/** A GitHub token the secrets detector redacts, put at the start of a long answer. */
+const LONG_SECRET = `ghp_${'a1B2c3D4e5'.repeat(4).slice(0, 36)}`
+
+/**
+ * The local Messages server in a process of its own: every answer is TOKENS text chunks, or
+ * with `longChars`, that many characters in chunks of LONG_CHUNK (a secret first).
+ */
+async function startUpstreamProcess(
+  paceMs?: number,
+  longChars?: number,
+): Promise<{ url: URL; stop(): void }> {
   const tokens = paceMs ? PACED_TOKENS : TOKENS
-  const answer = `{ text: Array.from({ length: ${tokens} }, (_, i) => 'tok' + i + ' '), paceMs: ${paceMs ?? 0} }`
+  const answer = longChars
+    ? `{ text: ['key ${LONG_SECRET} ', ...Array.from({ length: ${Math.floor((longChars - 1000) / LONG_CHUNK)} }, (_, i) => ('w' + i + ' lorem ipsum dolor sit amet ').padEnd(${LONG_CHUNK}, '.').slice(0, ${LONG_CHUNK}))] }`
+    : `{ text: Array.from({ length: ${tokens} }, (_, i) => 'tok' + i + ' '), paceMs: ${paceMs ?? 0} }`
   const script = `import { startModelServer } from ${JSON.stringify(UPSTREAM)}; const s = await startModelServer([${answer}]); console.log(s.url)`
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -90,6 +104,68 @@ async function stream(pool: Pool): Promise<{ first: number; total: number }> {
   }
   if (answer.statusCode !== 200 || deltas === 0) throw new Error(`stream failed: ${answer.statusCode}`)
   return { first, total: performance.now() - start }
+}
+
+/** One long streamed answer: ms and CPU ms it took, and whether the secret was redacted. */
+async function longStream(
+  pool: Pool,
+): Promise<{ ms: number; cpuMs: number; redacted: boolean; chars: number }> {
+  const cpu = process.cpuUsage()
+  const start = performance.now()
+  const answer = await pool.request({
+    path: '/v1/messages',
+    method: 'POST',
+    headers: HEADERS,
+    body: request(true),
+  })
+  let text = ''
+  for await (const chunk of answer.body) text += (chunk as Buffer).toString()
+  const ms = performance.now() - start
+  const used = process.cpuUsage(cpu)
+  if (answer.statusCode !== 200 || !text.includes('message_stop'))
+    throw new Error(`long stream failed: ${answer.statusCode} ${text.slice(-300)}`)
+  return {
+    ms,
+    cpuMs: (used.user + used.system) / 1000,
+    redacted: !text.includes(LONG_SECRET),
+    chars: text.length,
+  }
+}
+
+/** The long streamed answers of `kb` KB through a gateway with a secrets hook: the fastest of `runs`. */
+async function longAnswers(
+  kb: number,
+  runs: number,
+): Promise<{ ms: number; cpuMs: number; redacted: boolean }> {
+  const upstream = await startUpstreamProcess(undefined, kb * 1000)
+  const engine = buildEngine(undefined, {
+    extraHooks: [
+      {
+        name: 'secrets',
+        event: 'agent.response',
+        handler: { type: 'detector', detector: 'secrets', action: 'redact' },
+      },
+    ],
+  })
+  const gateway = await startLlmGateway({ engine, upstream: upstream.url })
+  const pool = new Pool(gateway.url.origin, { connections: 2 })
+  try {
+    let best = { ms: Number.POSITIVE_INFINITY, cpuMs: Number.POSITIVE_INFINITY, redacted: true }
+    for (let i = 0; i < runs; i++) {
+      const run = await longStream(pool)
+      best = {
+        ms: Math.min(best.ms, run.ms),
+        cpuMs: Math.min(best.cpuMs, run.cpuMs),
+        redacted: best.redacted && run.redacted,
+      }
+    }
+    return best
+  } finally {
+    await pool.close()
+    await gateway.close()
+    await engine.close()
+    upstream.stop()
+  }
 }
 
 /** Tokens per second over `streams` concurrent streams of `tokens` each. */
@@ -220,6 +296,24 @@ export default async function bench(): Promise<BenchResult[]> {
         pass: capacityThrough / capacityDirect >= 0.2,
       },
     ]
+    const small = await longAnswers(100, 3)
+    const large = await longAnswers(1000, 2)
+    const perKbSmall = small.ms / 100
+    const perKbLarge = large.ms / 1000
+    results.push({
+      name: 'a 1 MB streamed answer with a secrets hook on agent.response: time per KB vs a 100 KB one',
+      value: perKbLarge,
+      baseline: perKbSmall,
+      unit: 'ms/KB',
+      goal: 'ratio <= 2 and <= 1 s of CPU',
+      pass: perKbLarge <= 2 * perKbSmall && large.cpuMs <= 1000 && large.redacted,
+      extra: {
+        '1 MB ms': large.ms,
+        '1 MB CPU ms (gateway and client)': large.cpuMs,
+        '100 KB ms': small.ms,
+        'secret redacted': large.redacted && small.redacted ? 1 : 0,
+      },
+    })
     for (const result of results)
       if (!result.pass) process.stdout.write(`MISS: ${result.name}: goal ${result.goal} not met\n`)
     return results

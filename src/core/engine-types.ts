@@ -67,6 +67,11 @@ export interface DispatchInput {
    * approver with a held ask, so the approval can be marked abandoned at once.
    */
   onCallerGone?: OnCallerGone
+  /**
+   * `denials`: record the decision only when it denies, for a caller that checks one thing in
+   * parts (a streamed answer's windows) and has its whole decision recorded once.
+   */
+  audit?: 'denials'
 }
 
 /** What one hook did for one event in a dry run ({@link Engine.dryRun}). */
@@ -152,5 +157,6 @@ export function checkedEvent(name: EventName, input: DispatchInput): CheckedEven
   }
   if (input.acceptModify) event.acceptModify = input.acceptModify
   if (input.onCallerGone) event.onCallerGone = input.onCallerGone
+  if (input.audit) event.audit = input.audit
   return event
 }

@@ -80,6 +80,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   /** The decision once recorded: as it is without a recorder, else a promise. */
   function recorded(decision: Decision, event: CheckedEvent): Soon<Decision> {
+    if (event.audit === 'denials' && decision.decision !== 'deny') return decision
     return options.recorder ? record(decision, event) : decision
   }
 
@@ -257,7 +258,9 @@ export function createEngine(options: EngineOptions): Engine {
         durationMs: 0,
         blocking,
       }
-      return options.recorder ? record(decision, checkedEvent(name, input)) : decision
+      return options.recorder && input.audit !== 'denials'
+        ? record(decision, checkedEvent(name, input))
+        : decision
     }
     const event = checkedEvent(name, input)
     const hooks = view.select(event.context)

@@ -178,6 +178,8 @@ export interface CheckedEvent {
   acceptModify?: ModifyCheck
   /** How to learn that the caller stopped waiting (see `DispatchInput.onCallerGone`). */
   onCallerGone?: OnCallerGone
+  /** `denials`: recorded only when denied (see `DispatchInput.audit`). */
+  audit?: 'denials'
 }
 
 /**

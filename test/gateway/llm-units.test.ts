@@ -36,7 +36,8 @@ describe('TextGuard', () => {
   it('ends the stream when a rewrite would change text already sent', async () => {
     const guard = new TextGuard(checks((t) => (t.length > 20 ? 'something else entirely' : t)))
     await guard.push('a fairly long text ')
-    const step = await guard.push('and more')
+    expect((await guard.push('and more')).ok).toBe(true)
+    const step = await guard.finish()
     expect(step.ok).toBe(false)
     expect(!step.ok && step.error.message).toContain('llm.stream.holdBackChars')
   })

@@ -5,12 +5,15 @@
 
 import type { Json, JsonObject } from '../../core/index.js'
 import type { SseEvent } from '../a2a/index.js'
+import type { UnknownTypePolicy } from '../kit/index.js'
 
 /** The model APIs the gateway speaks. */
 export type LlmApiName = 'anthropic' | 'chat' | 'responses'
 
 /** A tool result the agent sends back (checked as `tool.post`). */
 export interface ToolResultView {
+  /** Where it stands (its verdict is keyed by this, not by the call id, when given). */
+  key?: string
   id: string
   name: string
   output: Json
@@ -30,11 +33,24 @@ export interface RequestView {
   userText?: string
   /** Tool results of the last turn. */
   toolResults: ToolResultView[]
+  /**
+   * Every user-role text of the request, keyed by where it stands, when the API lists them
+   * all: each is checked as `user.message` (identical texts once) and `userText` is unused.
+   */
+  userTexts?: { key: string; text: string }[]
+  /** Why the request is refused before any check (a type Warden does not check). */
+  refusal?: ApiErrorInfo
+  /** Unknown types the operator let through (`protocol/place/type`), for the audit. */
+  letThrough?: string[]
+  /** Calls the request approves to run upstream: checked as `tool.pre`, a deny refuses it. */
+  approvals?: ToolCallView[]
 }
 
 /** What the request checks changed. */
 export interface RequestChanges {
   userText?: string
+  /** Rewritten user texts, by the keys of `RequestView.userTexts`. */
+  userTexts?: Map<string, string>
   toolOutputs: Map<string, Json>
   messages?: Json[]
   tools?: Json[]
@@ -43,6 +59,8 @@ export interface RequestChanges {
 
 /** A tool call the model asks for (checked as `tool.pre`). */
 export interface ToolCallView {
+  /** Where it stands (its verdict is keyed by this, not by the call id, when given). */
+  key?: string
   id: string
   name: string
   input: JsonObject
@@ -53,7 +71,15 @@ export interface AnswerView {
   /** Each text of the answer, keyed by where it is (block index, choice, item). */
   texts: { key: string; text: string }[]
   calls: ToolCallView[]
+  /** Results of tools that ran upstream (checked as `tool.post`, keyed by `key`). */
+  results?: ToolResultView[]
   usage?: JsonObject
+  /** Whether the answer carries logprobs (removed when text is checked). */
+  logprobs?: boolean
+  /** Why the answer is refused before any check (a type Warden does not check). */
+  refusal?: ApiErrorInfo
+  /** Unknown types the operator let through (`protocol/place/type`), for the audit. */
+  letThrough?: string[]
 }
 
 /** What became of one tool call. */
@@ -66,6 +92,10 @@ export type CallVerdict =
 export interface AnswerVerdicts {
   texts: Map<string, string>
   calls: Map<string, CallVerdict>
+  /** Rewritten outputs of tools that ran upstream, by key. */
+  results?: Map<string, Json>
+  /** Whether a hook checked the text (logprobs, which repeat it, are then removed). */
+  textChecked?: boolean
 }
 
 /** A gateway-made error, in the API's shape. */
@@ -76,6 +106,31 @@ export interface ApiErrorInfo {
   message: string
 }
 
+/** A window of streamed text a hook changed (kept in the answer's one audited decision). */
+export interface WindowDecision {
+  /** Where the window starts in the text, in characters. */
+  offset: number
+  chars: number
+  decision: string
+  reason: string
+}
+
+/** Which part of a streamed text a check sees. */
+export interface TextWindow {
+  /** Where the checked text starts in the whole text, in characters. */
+  offset: number
+  /** True for the one check of the whole text at its end (audited); false for a window. */
+  final: boolean
+  /** At the end: how many windows were checked, and those a hook changed. */
+  windows?: number
+  decided?: WindowDecision[]
+}
+
+/** A check of streamed text: its released form (with what decided it), or why the stream must end. */
+export type TextCheck =
+  | { ok: true; text: string; decision?: string; reason?: string }
+  | { ok: false; error: ApiErrorInfo }
+
 /** The checks a stream relay calls while it reads the upstream's events. */
 export interface StreamChecks {
   /** Whether streamed text must be checked (a hook runs on `agent.response`). */
@@ -84,10 +139,16 @@ export interface StreamChecks {
   every: number
   /** Characters held after each check until the next. */
   holdBack: number
-  /** Checks the text so far: its released form, or why the stream must end. */
-  text(text: string): Promise<{ ok: true; text: string } | { ok: false; error: ApiErrorInfo }>
+  /** The longest streamed text checked (`llm.stream.maxTextChars`); past it the stream ends. */
+  maxChars?: number
+  /** Checks a window of the text (or, at its end, all of it). */
+  text(text: string, window?: TextWindow): Promise<TextCheck>
   /** Checks a complete tool call. */
   call(call: ToolCallView): Promise<CallVerdict>
+  /** Checks the result of a tool that ran upstream: its output to send, or why the stream must end. */
+  result?(result: ToolResultView): Promise<{ ok: true; output: Json } | { ok: false; error: ApiErrorInfo }>
+  /** Named unknown types the operator lets through. */
+  unknownTypes?: UnknownTypePolicy
 }
 
 /** The result of relaying one upstream event: frames to write, or the error that ends the stream. */
@@ -110,16 +171,34 @@ export interface LlmApi {
   name: LlmApiName
   /** How documentation and messages name it. */
   label: string
-  readRequest(body: JsonObject): RequestView
+  /** Reads a request; `types` lets named unknown types through. */
+  readRequest(body: JsonObject, types?: UnknownTypePolicy): RequestView
   /** Puts the changes into the request (the body may be changed in place). */
   applyRequest(body: JsonObject, changes: RequestChanges): JsonObject
-  readAnswer(body: JsonObject): AnswerView
+  readAnswer(body: JsonObject, types?: UnknownTypePolicy): AnswerView
   /** Puts the verdicts into the answer (the body may be changed in place). */
   applyAnswer(body: JsonObject, verdicts: AnswerVerdicts): JsonObject
   /** The API's error body. */
   errorBody(error: ApiErrorInfo): JsonObject
   /** A relay for one streamed answer. */
   relay(checks: StreamChecks): StreamRelay
+}
+
+/**
+ * `types` with every let-through also noted in `seen` (so the call's audit names the keys).
+ */
+export function notingLetThrough(
+  types: UnknownTypePolicy | undefined,
+  seen: string[],
+): UnknownTypePolicy | undefined {
+  if (!types) return undefined
+  return {
+    ...types,
+    onLetThrough: (key, table) => {
+      seen.push(key)
+      types.onLetThrough?.(key, table)
+    },
+  }
 }
 
 /** True for a JSON object. */

@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Dispatcher } from 'undici'
 import { errorMessage, type JsonObject } from '../../core/index.js'
 import { SSE_HEADERS, type Upstream, UpstreamError } from '../a2a/index.js'
+import type { UnknownTypePolicy } from '../kit/index.js'
 import { type ApiErrorInfo, isObject, type LlmApi } from './api.js'
 import type { CallScope, LlmChecks } from './checks.js'
 import type { LlmLimits } from './limits.js'
@@ -24,6 +25,8 @@ export interface CallDeps {
   /** Streams being relayed now. */
   streams: Set<Promise<void>>
   log: (line: string) => void
+  /** Named unknown types the operator lets through (default: none). */
+  unknownTypes?: UnknownTypePolicy
 }
 
 /** Request headers never forwarded (hop-by-hop, recomputed, or Warden's own). */
@@ -132,6 +135,7 @@ export async function handleModelCall(
   scope: CallScope,
   drop: readonly string[],
 ): Promise<void> {
+  if (deps.unknownTypes) scope = { ...scope, unknownTypes: deps.unknownTypes }
   let body: JsonObject
   try {
     const parsed = JSON.parse(raw.toString('utf8')) as unknown
@@ -235,6 +239,42 @@ async function answerWhole(
   res
     .writeHead(answer.status, { ...passedHeaders(answer.headers), 'content-type': 'application/json' })
     .end(out)
+}
+
+/**
+ * Fetches a stored answer (`GET …/responses/{id}`, how `background: true` delivers) and
+ * checks it as an answer; a streamed retrieval (`?stream=true`) is refused. Never throws.
+ */
+export async function handleStoredAnswer(
+  deps: CallDeps,
+  api: LlmApi,
+  req: IncomingMessage,
+  res: ServerResponse,
+  scope: CallScope,
+  drop: readonly string[],
+): Promise<void> {
+  const target = req.url ?? '/'
+  if (/[?&]stream=(true|1)\b/i.test(target))
+    return writeApiError(res, api, {
+      status: 400,
+      code: 'unchecked_type',
+      message: 'Warden refused the request: a stored answer is checked whole; fetch it without stream=true',
+    })
+  const checked = deps.unknownTypes ? { ...scope, unknownTypes: deps.unknownTypes } : scope
+  try {
+    const answer = await deps.upstream.call({
+      url: upstreamUrl(deps.base, target),
+      method: 'GET',
+      headers: upstreamHeaders(req.headers, api, deps.apiKey, drop),
+    })
+    if (answer.status < 200 || answer.status >= 300)
+      return passThrough(res, answer.status, answer.headers, answer.text)
+    await answerWhole(deps, api, res, checked, answer)
+  } catch (error) {
+    const failure = upstreamError(error)
+    deps.log(`${api.label}: ${failure.message}`)
+    writeApiError(res, api, failure)
+  }
 }
 
 /** Forwards a call the gateway does not check (model lists, token counts) as it is. */

@@ -17,6 +17,7 @@ import {
   type OnCallerGone,
   type Soon,
 } from '../../core/index.js'
+import type { UnknownTypePolicy } from '../kit/index.js'
 import {
   type AnswerVerdicts,
   type ApiErrorInfo,
@@ -26,7 +27,10 @@ import {
   type LlmApi,
   type RequestChanges,
   type StreamChecks,
+  type TextCheck,
+  type TextWindow,
   type ToolCallView,
+  type ToolResultView,
 } from './api.js'
 
 /** A checked request or answer: the body to send on, or the error to answer instead. */
@@ -36,6 +40,8 @@ export type Checked = { ok: true; body: JsonObject; changed: boolean } | { ok: f
 export interface CallScope {
   context: EventContext
   onCallerGone?: OnCallerGone
+  /** Named unknown types the operator lets through (default: none). */
+  unknownTypes?: UnknownTypePolicy
 }
 
 const textNeeded: ModifyCheck = (payload) =>
@@ -62,7 +68,7 @@ const modelNeeded: ModifyCheck = (payload) => {
 export class LlmChecks {
   constructor(
     private readonly engine: Engine,
-    private readonly pacing: { checkEveryChars: number; holdBackChars: number },
+    private readonly pacing: { checkEveryChars: number; holdBackChars: number; maxTextChars?: number },
   ) {}
 
   /** Whether any enabled hook runs on `agent.response` (else streamed text is not held). */
@@ -72,10 +78,30 @@ export class LlmChecks {
 
   /** Checks a request before it leaves. */
   async request(api: LlmApi, body: JsonObject, scope: CallScope): Promise<Checked> {
-    const view = api.readRequest(body)
+    const view = api.readRequest(body, scope.unknownTypes)
+    if (view.refusal) return { ok: false, error: view.refusal }
+    for (const call of view.approvals ?? []) {
+      const verdict = await this.call(call, scope)
+      if (verdict.kind !== 'allow')
+        return {
+          ok: false,
+          error: {
+            status: 403,
+            code: 'denied',
+            message: `Warden refused the approval of ${call.name}: ${verdict.kind === 'blocked' ? verdict.text : 'a hook would change its input, which an approval cannot carry'}`,
+          },
+        }
+    }
     const changes: RequestChanges = { toolOutputs: new Map() }
     let changed = false
-    if (view.userText !== undefined) {
+    if (view.userTexts) {
+      const user = await this.userTexts(view.userTexts, scope)
+      if (!user.ok) return user
+      if (user.changed.size > 0) {
+        changes.userTexts = user.changed
+        changed = true
+      }
+    } else if (view.userText !== undefined) {
       const pending = this.dispatch(
         'user.message',
         { message: { role: 'user', text: view.userText } },
@@ -90,20 +116,27 @@ export class LlmChecks {
         changed = true
       }
     }
+    const seenResults = new Map<string, Decision>()
     for (const result of view.toolResults) {
       const tool: JsonObject = { name: result.name, id: result.id, input: {}, output: result.output }
       if (result.isError) tool.isError = true
-      const pending = this.dispatch('tool.post', { tool }, scope, outputNeeded)
-      const decision = pending instanceof Promise ? await pending : pending
+      const same = result.key === undefined ? undefined : JSON.stringify([result.name, result.output])
+      let decision = same === undefined ? undefined : seenResults.get(same)
+      if (decision === undefined) {
+        const pending = this.dispatch('tool.post', { tool }, scope, outputNeeded)
+        decision = pending instanceof Promise ? await pending : pending
+        if (same !== undefined) seenResults.set(same, decision)
+      }
       if (decision.decision === 'deny') return refused(decision, `the result of tool ${result.name}`)
       if (decision.decision === 'modify' && isObject(decision.payload?.tool)) {
-        changes.toolOutputs.set(result.id, decision.payload.tool.output as Json)
+        changes.toolOutputs.set(result.key ?? result.id, decision.payload.tool.output as Json)
         changed = true
       }
     }
     let current = changed ? api.applyRequest(body, changes) : body
     const seen = changed ? api.readRequest(current) : view
     const model: JsonObject = { messages: seen.messages, tools: seen.tools, api: api.name }
+    if (view.letThrough) model.unknownTypesLetThrough = view.letThrough
     if (seen.model !== undefined) model.name = seen.model
     if (seen.system !== undefined) model.system = seen.system
     const pending = this.dispatch('model.pre', { model }, scope, modelNeeded)
@@ -120,11 +153,45 @@ export class LlmChecks {
     return { ok: true, body: current, changed }
   }
 
+  /** Checks every user text once (identical texts share one check): the rewrites, or the refusal. */
+  private async userTexts(
+    texts: { key: string; text: string }[],
+    scope: CallScope,
+  ): Promise<{ ok: true; changed: Map<string, string> } | { ok: false; error: ApiErrorInfo }> {
+    const changed = new Map<string, string>()
+    const decided = new Map<string, Decision>()
+    for (const { key, text } of texts) {
+      let decision = decided.get(text)
+      if (decision === undefined) {
+        const pending = this.dispatch('user.message', { message: { role: 'user', text } }, scope, textNeeded)
+        decision = pending instanceof Promise ? await pending : pending
+        decided.set(text, decision)
+      }
+      if (decision.decision === 'deny') return refused(decision, 'the user message')
+      const rewritten = modifiedText(decision)
+      if (rewritten !== undefined && rewritten !== text) changed.set(key, rewritten)
+    }
+    return { ok: true, changed }
+  }
+
   /** Checks a whole (non-streamed) answer, then reports it as `model.post`. */
   async answer(api: LlmApi, body: JsonObject, scope: CallScope): Promise<Checked> {
-    const view = api.readAnswer(body)
-    const verdicts: AnswerVerdicts = { texts: new Map(), calls: new Map() }
+    const view = api.readAnswer(body, scope.unknownTypes)
+    if (view.refusal) return { ok: false, error: view.refusal }
+    const verdicts: AnswerVerdicts = { texts: new Map(), calls: new Map(), results: new Map() }
     let changed = false
+    if (view.logprobs && this.checksText()) {
+      verdicts.textChecked = true
+      changed = true
+    }
+    for (const result of view.results ?? []) {
+      const output = await this.result(result, scope)
+      if (!output.ok) return output
+      if (output.output !== result.output) {
+        verdicts.results?.set(result.key ?? result.id, output.output)
+        changed = true
+      }
+    }
     for (const { key, text } of view.texts) {
       const pending = this.checkText(text, scope)
       const checked = pending instanceof Promise ? await pending : pending
@@ -138,36 +205,77 @@ export class LlmChecks {
       const pending = this.checkCall(call, scope)
       const verdict = pending instanceof Promise ? await pending : pending
       if (verdict.kind !== 'allow') changed = true
-      verdicts.calls.set(call.id, verdict)
+      verdicts.calls.set(call.key ?? call.id, verdict)
     }
     const answer = changed ? api.applyAnswer(body, verdicts) : body
-    this.report(api, answer, scope)
+    this.report(api, answer, scope, view.letThrough)
     return { ok: true, body: answer, changed }
   }
 
   /** The checks a stream relay uses, for one call. */
   streamChecks(scope: CallScope): StreamChecks {
-    return {
+    const checks: StreamChecks = {
       checkText: this.checksText(),
       every: this.pacing.checkEveryChars,
       holdBack: this.pacing.holdBackChars,
-      text: (text) => this.text(text, scope),
+      text: (text, window) => this.streamText(text, window, scope),
       call: (call) => this.call(call, scope),
+      result: (result) => this.result(result, scope),
     }
+    if (scope.unknownTypes) checks.unknownTypes = scope.unknownTypes
+    if (this.pacing.maxTextChars !== undefined) checks.maxChars = this.pacing.maxTextChars
+    return checks
+  }
+
+  /**
+   * Checks a window of streamed text (audited only when denied), or at its end the whole text
+   * (the answer's one audited decision, naming how many windows were checked and those a
+   * hook changed). Hooks tell them apart by `stream.final`.
+   */
+  async streamText(text: string, window: TextWindow | undefined, scope: CallScope): Promise<TextCheck> {
+    if (window === undefined) return this.checkText(text, scope)
+    const stream: JsonObject = window.final
+      ? { final: true, windows: window.windows ?? 0, decided: (window.decided ?? []) as unknown as Json }
+      : { final: false, offset: window.offset, chars: text.length }
+    const input = {
+      event: 'agent.response',
+      payload: { message: { role: 'agent', text }, stream },
+      context: scope.context,
+      acceptModify: textNeeded,
+      ...(window.final ? {} : { audit: 'denials' as const }),
+      ...(scope.onCallerGone ? { onCallerGone: scope.onCallerGone } : {}),
+    }
+    const pending = dispatchSoon(this.engine, input)
+    const decision = pending instanceof Promise ? await pending : pending
+    const verdict = textVerdict(decision, text)
+    return verdict.ok ? { ...verdict, decision: decision.decision, reason: decision.reason } : verdict
   }
 
   /** Reports a delivered answer as `model.post` (non-blocking: never waited for). */
-  report(api: LlmApi, response: JsonObject, scope: CallScope): void {
-    void this.engine.dispatch({
-      event: 'model.post',
-      payload: { model: { response, api: api.name } },
-      context: scope.context,
-    })
+  report(api: LlmApi, response: JsonObject, scope: CallScope, letThrough?: string[]): void {
+    const model: JsonObject = { response, api: api.name }
+    if (letThrough) model.unknownTypesLetThrough = letThrough
+    void this.engine.dispatch({ event: 'model.post', payload: { model }, context: scope.context })
   }
 
   /** Checks one text of the answer: the text to send, or the error. */
   async text(text: string, scope: CallScope): Promise<TextVerdict> {
     return this.checkText(text, scope)
+  }
+
+  /** Checks the result of a tool that ran upstream (`tool.post`): the output to send, or the refusal. */
+  async result(
+    result: ToolResultView,
+    scope: CallScope,
+  ): Promise<{ ok: true; output: Json } | { ok: false; error: ApiErrorInfo }> {
+    const tool: JsonObject = { name: result.name, id: result.id, input: {}, output: result.output }
+    if (result.isError) tool.isError = true
+    const pending = this.dispatch('tool.post', { tool }, scope, outputNeeded)
+    const decision = pending instanceof Promise ? await pending : pending
+    if (decision.decision === 'deny') return refused(decision, `the result of tool ${result.name}`)
+    if (decision.decision === 'modify' && isObject(decision.payload?.tool))
+      return { ok: true, output: decision.payload.tool.output as Json }
+    return { ok: true, output: result.output }
   }
 
   /** Checks one tool call the model asks for. */

@@ -14,7 +14,10 @@ export type {
   RequestView,
   StreamChecks,
   StreamRelay,
+  TextCheck,
+  TextWindow,
   ToolCallView,
+  WindowDecision,
 } from './api.js'
 export { chatApi } from './chat.js'
 export { type CallScope, type Checked, LlmChecks } from './checks.js'
@@ -27,6 +30,17 @@ export {
   llmSettingsSchema,
 } from './limits.js'
 export { responsesApi } from './responses.js'
+export {
+  RESPONSES_INPUT_CONTENT,
+  RESPONSES_INPUT_ITEMS,
+  RESPONSES_OUTPUT_CONTENT,
+  RESPONSES_OUTPUT_ITEMS,
+  RESPONSES_STREAM_EVENTS,
+  RESPONSES_TABLES,
+  RESPONSES_TOOLS,
+  RESPONSES_UNCHECKED,
+} from './responses-tables.js'
 export { apiForPath, type Route } from './routes.js'
 export { type LlmGateway, type LlmGatewayOptions, startLlmGateway, wardenToken } from './server.js'
+export { tablesMarkdown } from './table-doc.js'
 export { TextGuard } from './text-guard.js'

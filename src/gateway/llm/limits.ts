@@ -26,6 +26,11 @@ export interface LlmLimits {
    * held when no hook runs on `agent.response`.
    */
   holdBackChars: number
+  /**
+   * The longest streamed text checked, in characters: past it the stream ends with an error
+   * naming this setting. Default 1 MiB (the whole text is given to hooks once at its end).
+   */
+  maxTextChars: number
   /** Most requests with a body in flight at once. Default: derived from the machine. */
   maxInFlight?: number
   /** Most body bytes those requests hold together. Default: derived from the machine. */
@@ -39,6 +44,7 @@ export const LLM_DEFAULTS: LlmLimits = {
   maxStreamMs: 1_800_000,
   checkEveryChars: 128,
   holdBackChars: 64,
+  maxTextChars: 1024 * 1024,
 }
 
 const bytes = z
@@ -64,7 +70,16 @@ export const llmSettingsSchema = z
       .max(64 * 1024 * 1024 * 1024)
       .optional(),
     stream: z
-      .object({ checkEveryChars: chars.min(1).optional(), holdBackChars: chars.optional() })
+      .object({
+        checkEveryChars: chars.min(1).optional(),
+        holdBackChars: chars.optional(),
+        maxTextChars: z
+          .number({ error: 'must be a number of characters' })
+          .int()
+          .min(1)
+          .max(64 * 1024 * 1024)
+          .optional(),
+      })
       .strict()
       .optional(),
     /** The upstream's API key, sealed (`wsec:v1:…`, see `warden secrets`), used when callers send none. */
@@ -90,6 +105,7 @@ export function llmLimits(section: unknown, overrides: Partial<LlmLimits> = {}):
   if (s.maxInFlightBytes) limits.maxInFlightBytes = s.maxInFlightBytes
   if (s.stream?.checkEveryChars) limits.checkEveryChars = s.stream.checkEveryChars
   if (s.stream?.holdBackChars !== undefined) limits.holdBackChars = s.stream.holdBackChars
+  if (s.stream?.maxTextChars) limits.maxTextChars = s.stream.maxTextChars
   return { ...limits, ...overrides }
 }
 

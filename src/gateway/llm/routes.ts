@@ -1,6 +1,7 @@
 // Which API a request path speaks. Checked: `POST …/v1/messages` (Anthropic Messages),
 // `POST …/chat/completions` (OpenAI Chat Completions), `POST …/responses` (OpenAI
-// Responses). Passed as they are: `GET` (model lists) and `POST …/messages/count_tokens`
+// Responses), and `GET …/responses/{id}` (a stored answer, checked as one). Passed as they
+// are: other `GET`s (model lists) and `POST …/messages/count_tokens`
 // (no answer comes from the model). Any other `POST` is refused: it could reach the model
 // around the checks.
 
@@ -13,11 +14,14 @@ import { responsesApi } from './responses.js'
 export type Route =
   | { kind: 'checked'; api: LlmApi }
   | { kind: 'unchecked'; api?: LlmApi }
+  /** A stored answer fetched by id: checked as an answer. */
+  | { kind: 'stored'; api: LlmApi }
   | { kind: 'refused'; api?: LlmApi; error: ApiErrorInfo }
 
 /** The route of a request. */
 export function apiForPath(method: string, path: string): Route {
   const api = apiOf(path)
+  if (method === 'GET' && /\/responses\/[^/]+$/.test(path)) return { kind: 'stored', api: responsesApi }
   if (method === 'GET') return api ? { kind: 'unchecked', api } : { kind: 'unchecked' }
   if (path.endsWith('/messages/count_tokens')) return { kind: 'unchecked', api: anthropicApi }
   if (path.endsWith('/v1/messages') || path === '/messages') return { kind: 'checked', api: anthropicApi }

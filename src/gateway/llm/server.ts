@@ -24,8 +24,16 @@ import {
   gatewayRefusal,
 } from '../../net/index.js'
 import { discardBody, discardBound, Upstream } from '../a2a/index.js'
+import type { UnknownTypePolicy } from '../kit/index.js'
 import type { ApiErrorInfo, LlmApi } from './api.js'
-import { type CallDeps, forwardUnchecked, handleModelCall, upstreamError, writeApiError } from './call.js'
+import {
+  type CallDeps,
+  forwardUnchecked,
+  handleModelCall,
+  handleStoredAnswer,
+  upstreamError,
+  writeApiError,
+} from './call.js'
 import { LlmChecks } from './checks.js'
 import { LLM_DEFAULTS, type LlmLimits } from './limits.js'
 import { apiForPath, errorApiForPath } from './routes.js'
@@ -50,6 +58,8 @@ export interface LlmGatewayOptions {
   metrics?: { render(): Promise<string>; contentType: string }
   inFlight?: InFlightLimiter
   log?: (line: string) => void
+  /** Named unknown types the operator lets through (`llm.allowUnknownTypes`); default none. */
+  unknownTypes?: UnknownTypePolicy
 }
 
 /** A running gateway. */
@@ -84,6 +94,7 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
     log,
   }
   if (options.apiKey !== undefined) deps.apiKey = options.apiKey
+  if (options.unknownTypes !== undefined) deps.unknownTypes = options.unknownTypes
   const app: FastifyInstance = Fastify({
     logger: false,
     bodyLimit: limits.maxBodyBytes,
@@ -207,6 +218,8 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
         const context = caller.context
         if (route.kind === 'refused') return writeApiError(res, shape, route.error)
         if (route.kind === 'unchecked') return await forwardUnchecked(deps, route.api, req, res, raw, drop)
+        if (route.kind === 'stored')
+          return await handleStoredAnswer(deps, route.api, req, res, { context }, drop)
         const onCallerGone: OnCallerGone = (listener) => {
           res.once('close', () => {
             if (!res.writableFinished) listener()
