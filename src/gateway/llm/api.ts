@@ -5,6 +5,7 @@
 
 import type { Json, JsonObject } from '../../core/index.js'
 import type { SseEvent } from '../a2a/index.js'
+import type { UnknownTypePolicy } from '../kit/index.js'
 
 /** The model APIs the gateway speaks. */
 export type LlmApiName = 'anthropic' | 'chat' | 'responses'
@@ -15,6 +16,14 @@ export interface ToolResultView {
   name: string
   output: Json
   isError?: boolean
+  /** Where it stands (its position), when the API keys changes by position rather than id. */
+  key?: string
+}
+
+/** One user-role text of a request, keyed by where it stands. */
+export interface UserTextView {
+  key: string
+  text: string
 }
 
 /** What a request carries, as the events see it. */
@@ -28,13 +37,25 @@ export interface RequestView {
   tools: Json[]
   /** The text of the new user message, when the request ends with one. */
   userText?: string
-  /** Tool results of the last turn. */
+  /** Tool results of the last turn (every tool result of the request when the API keys them). */
   toolResults: ToolResultView[]
+  /**
+   * Every user-role text wherever it stands (when given, checked in place of `userText`;
+   * identical texts are checked once).
+   */
+  userTexts?: UserTextView[]
+  /** Why the request cannot be checked (an item Warden does not understand): refused. */
+  refusal?: ApiErrorInfo
+  /** Unknown item types the operator let through (`protocol/place/type`), for the audit. */
+  letThrough?: string[]
 }
 
 /** What the request checks changed. */
 export interface RequestChanges {
   userText?: string
+  /** Rewritten user texts, by {@link UserTextView.key}. */
+  userTexts?: Map<string, string>
+  /** Rewritten tool outputs, by {@link ToolResultView.key} (else id). */
   toolOutputs: Map<string, Json>
   messages?: Json[]
   tools?: Json[]
@@ -46,6 +67,10 @@ export interface ToolCallView {
   id: string
   name: string
   input: JsonObject
+  /** Where it stands; verdicts are keyed by it when given (else by id). */
+  key?: string
+  /** Run by the model's side (a server tool): already ran, so a deny or rewrite refuses the answer. */
+  upstream?: boolean
 }
 
 /** What an answer carries, as the events see it. */
@@ -54,6 +79,16 @@ export interface AnswerView {
   texts: { key: string; text: string }[]
   calls: ToolCallView[]
   usage?: JsonObject
+  /** Texts sharing a group are also checked joined (a secret split across blocks). */
+  groups?: string[][]
+  /** Tool results the model's side produced (server tools), checked as `tool.post`. */
+  results?: ToolResultView[]
+  /** The answer carries copies of its text (logprobs), removed when text is checked. */
+  textCopies?: boolean
+  /** Why the answer cannot be checked: refused. */
+  refusal?: ApiErrorInfo
+  /** Unknown item types the operator let through, for the audit. */
+  letThrough?: string[]
 }
 
 /** What became of one tool call. */
@@ -66,6 +101,10 @@ export type CallVerdict =
 export interface AnswerVerdicts {
   texts: Map<string, string>
   calls: Map<string, CallVerdict>
+  /** Rewritten server tool results, by key. */
+  results?: Map<string, Json>
+  /** Remove the answer's copies of its text (text is checked). */
+  dropTextCopies?: boolean
 }
 
 /** A gateway-made error, in the API's shape. */
@@ -88,6 +127,10 @@ export interface StreamChecks {
   text(text: string): Promise<{ ok: true; text: string } | { ok: false; error: ApiErrorInfo }>
   /** Checks a complete tool call. */
   call(call: ToolCallView): Promise<CallVerdict>
+  /** Checks a tool result the model's side produced: the output to send, or why the stream ends. */
+  result?(result: ToolResultView): Promise<{ ok: true; output: Json } | { ok: false; error: ApiErrorInfo }>
+  /** The operator's let-through of unknown item types. */
+  types?: UnknownTypePolicy
 }
 
 /** The result of relaying one upstream event: frames to write, or the error that ends the stream. */
@@ -103,6 +146,8 @@ export interface StreamRelay {
   errorFrame(error: ApiErrorInfo): string
   /** What was answered, for `model.post`. */
   summary(): JsonObject
+  /** Unknown item types let through in the stream, for the audit. */
+  letThrough?(): string[]
 }
 
 /** One model API. */
@@ -110,10 +155,10 @@ export interface LlmApi {
   name: LlmApiName
   /** How documentation and messages name it. */
   label: string
-  readRequest(body: JsonObject): RequestView
+  readRequest(body: JsonObject, types?: UnknownTypePolicy): RequestView
   /** Puts the changes into the request (the body may be changed in place). */
   applyRequest(body: JsonObject, changes: RequestChanges): JsonObject
-  readAnswer(body: JsonObject): AnswerView
+  readAnswer(body: JsonObject, types?: UnknownTypePolicy): AnswerView
   /** Puts the verdicts into the answer (the body may be changed in place). */
   applyAnswer(body: JsonObject, verdicts: AnswerVerdicts): JsonObject
   /** The API's error body. */
