@@ -35,11 +35,20 @@ export function readChatRequest(body: JsonObject, policy?: UnknownTypePolicy): R
   } else if (body.functions !== undefined) types.refuse('functions must be a list')
   const names = new Map<string, string>()
   messages.forEach((message, at) => {
-    if (!isObject(message)) return types.refuse(`messages[${at}] is not an object`)
+    if (!isObject(message)) {
+      types.refuse(`messages[${at}] is not an object`)
+      return
+    }
     const role = message.role
     if (!types.allows(CHAT_ROLES, role)) return
-    if (role === 'user') return readUser(message, at, view, types)
-    if (role === 'tool' || role === 'function') return readResult(message, at, role, names, view, types)
+    if (role === 'user') {
+      readUser(message, at, view, types)
+      return
+    }
+    if (role === 'tool' || role === 'function') {
+      readResult(message, at, role, names, view, types)
+      return
+    }
     readParts(message.content, CHAT_PARTS, types)
     if (role !== 'assistant') return
     for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
@@ -84,7 +93,10 @@ function readUser(message: JsonObject, at: number, view: RequestView, types: Typ
   parts.forEach((part, p) => {
     const type = isObject(part) ? part.type : undefined
     if (!types.allows(CHAT_USER_PARTS, type) || !isObject(part) || type !== 'text') return
-    if (typeof part.text !== 'string') return types.refuse(`messages[${at}] has a text part with no text`)
+    if (typeof part.text !== 'string') {
+      types.refuse(`messages[${at}] has a text part with no text`)
+      return
+    }
     texts.push({ key: `${at}.${p}`, text: part.text })
   })
   const own = parts.filter(

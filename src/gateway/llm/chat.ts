@@ -55,7 +55,10 @@ function readAnswer(body: JsonObject, policy?: UnknownTypePolicy): AnswerView {
   choices(body).forEach((choice, at) => {
     const c = String(choice.index ?? at)
     const message = choice.message
-    if (!isObject(message)) return types.refuse(`choice ${c} has no message object`)
+    if (!isObject(message)) {
+      types.refuse(`choice ${c} has no message object`)
+      return
+    }
     for (const [field, value] of Object.entries(message))
       if (!empty(value)) types.allows(CHAT_ANSWER_FIELDS, field)
     if (!empty(choice.logprobs)) view.textCopies = true
@@ -100,7 +103,10 @@ function readContent(content: Json | undefined, c: string, view: AnswerView, typ
     const type = isObject(part) ? part.type : undefined
     if (!types.allows(CHAT_PARTS, type) || !isObject(part)) return
     const text = type === 'refusal' ? part.refusal : part.text
-    if (typeof text !== 'string') return types.refuse(`a ${String(type)} part of choice ${c} has no text`)
+    if (typeof text !== 'string') {
+      types.refuse(`a ${String(type)} part of choice ${c} has no text`)
+      return
+    }
     view.texts.push({ key: `${c}.${p}`, text })
     group.push(`${c}.${p}`)
   })
