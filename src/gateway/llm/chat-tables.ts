@@ -39,7 +39,7 @@ export const CHAT_USER_PARTS: LlmItemTable = {
     image_url: { kind: 'inert', note: 'an image; hooks see it in model.messages' },
     input_audio: { kind: 'inert', note: 'audio; hooks see it in model.messages' },
   },
-  upstream: {
+  unlessLetThrough: {
     file: 'a file (PDF…) the model reads upstream; its text cannot be checked',
   },
 }

@@ -24,8 +24,8 @@ export const LLM_REFUSE_UNKNOWN: UnknownTypePolicy = { setting: LLM_TYPES_SETTIN
 
 /** A table of one place, with the types known to run on the model's side. */
 export interface LlmItemTable extends ItemTable {
-  /** Types known to run upstream, unseen before they run: refused unless let through (type → why). */
-  upstream?: Readonly<Record<string, string>>
+  /** Types Warden knows but cannot check (a server tool runs before Warden sees its call): refused unless let through (type → why). */
+  unlessLetThrough?: Readonly<Record<string, string>>
 }
 
 /** One row of the documentation: a type and what happens to it. */
@@ -38,7 +38,7 @@ export interface TypeRow {
 /** Every type a table knows, as the documentation lists it. */
 export function tableRows(table: LlmItemTable): TypeRow[] {
   const rows = tableEntries(table).map(({ key, type, rule }) => ({ key, type, what: ruleText(rule) }))
-  for (const [type, note] of Object.entries(table.upstream ?? {}))
+  for (const [type, note] of Object.entries(table.unlessLetThrough ?? {}))
     rows.push({ key: itemKey(table, type), type, what: `refused unless let through: ${note}` })
   return rows.sort((a, b) => a.type.localeCompare(b.type))
 }
@@ -72,8 +72,8 @@ export class TypeCheck {
     if (typeof type === 'string' && this.through.has(itemKey(table, type)))
       return { kind: 'let-through', key: itemKey(table, type) }
     const upstream =
-      typeof type === 'string' && table.upstream && Object.hasOwn(table.upstream, type)
-        ? table.upstream[type]
+      typeof type === 'string' && table.unlessLetThrough && Object.hasOwn(table.unlessLetThrough, type)
+        ? table.unlessLetThrough[type]
         : undefined
     const verdict = classifyItem(table, type, this.policy)
     if (verdict.kind === 'let-through') this.through.add(verdict.key)
