@@ -3,6 +3,17 @@
 // events and checked, streamed answers included.
 
 export { anthropicApi } from './anthropic.js'
+export {
+  ANTHROPIC_CONTENT,
+  ANTHROPIC_DELTAS,
+  ANTHROPIC_DOCUMENT_SOURCES,
+  ANTHROPIC_EVENTS,
+  ANTHROPIC_MCP_SERVERS,
+  ANTHROPIC_OUTPUT,
+  ANTHROPIC_ROLES,
+  ANTHROPIC_TABLES,
+  ANTHROPIC_TOOLS,
+} from './anthropic-tables.js'
 export type {
   AnswerVerdicts,
   AnswerView,
@@ -17,7 +28,17 @@ export type {
   ToolCallView,
 } from './api.js'
 export { chatApi } from './chat.js'
+export {
+  CHAT_ANSWER_FIELDS,
+  CHAT_PARTS,
+  CHAT_ROLES,
+  CHAT_TABLES,
+  CHAT_TOOL_CALLS,
+  CHAT_TOOLS,
+  CHAT_USER_PARTS,
+} from './chat-tables.js'
 export { type CallScope, type Checked, LlmChecks } from './checks.js'
+export { LLM_TYPES_SETTING, type LlmItemTable, type TypeRow, tableRows } from './item-types.js'
 export {
   LLM_DEFAULTS,
   type LlmLimits,
@@ -30,3 +51,4 @@ export { responsesApi } from './responses.js'
 export { apiForPath, type Route } from './routes.js'
 export { type LlmGateway, type LlmGatewayOptions, startLlmGateway, wardenToken } from './server.js'
 export { TextGuard } from './text-guard.js'
+export { LET_THROUGH_CODE, LLM_TABLES, letThroughRecorder, llmUnknownTypes } from './unknown-types.js'

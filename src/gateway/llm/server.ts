@@ -24,11 +24,13 @@ import {
   gatewayRefusal,
 } from '../../net/index.js'
 import { discardBody, discardBound, Upstream } from '../a2a/index.js'
+import type { UnknownTypePolicy } from '../kit/index.js'
 import type { ApiErrorInfo, LlmApi } from './api.js'
 import { type CallDeps, forwardUnchecked, handleModelCall, upstreamError, writeApiError } from './call.js'
 import { LlmChecks } from './checks.js'
 import { LLM_DEFAULTS, type LlmLimits } from './limits.js'
 import { apiForPath, errorApiForPath } from './routes.js'
+import { answerStored } from './stored.js'
 
 /** How to run the gateway. */
 export interface LlmGatewayOptions {
@@ -50,6 +52,8 @@ export interface LlmGatewayOptions {
   metrics?: { render(): Promise<string>; contentType: string }
   inFlight?: InFlightLimiter
   log?: (line: string) => void
+  /** Unknown item types the operator lets through (`llm.allowUnknownTypes`); default none. */
+  unknownTypes?: UnknownTypePolicy
 }
 
 /** A running gateway. */
@@ -73,7 +77,7 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
   const limits: LlmLimits = { ...LLM_DEFAULTS, ...options.limits }
   const log = options.log ?? (() => undefined)
   const deps: CallDeps = {
-    checks: new LlmChecks(options.engine, limits),
+    checks: new LlmChecks(options.engine, limits, options.unknownTypes),
     upstream: new Upstream(limits.upstreamTimeoutMs, limits.maxAnswerBytes, {
       peer: 'model API',
       answerSetting: 'llm.maxAnswerBytes',
@@ -212,6 +216,7 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
             if (!res.writableFinished) listener()
           })
         }
+        if (route.kind === 'stored') return await answerStored(deps, route.api, req, res, { context }, drop)
         await handleModelCall(deps, route.api, req, res, raw, { context, onCallerGone }, drop)
       } catch (error) {
         const failure = upstreamError(error)
