@@ -103,7 +103,7 @@ export const CHAT_ANSWER_FIELDS: LlmItemTable = {
     audio: {
       kind: 'checked',
       event: 'agent.response',
-      note: 'its transcript; an answer whose transcript a hook rewrites is refused (the audio says it)',
+      note: 'its transcript; when a hook rewrites it, the audio data is removed (it says what the transcript said)',
     },
     annotations: { kind: 'inert', note: 'URL citations of the text' },
     logprobs: {

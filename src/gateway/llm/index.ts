@@ -38,7 +38,13 @@ export {
   CHAT_USER_PARTS,
 } from './chat-tables.js'
 export { type CallScope, type Checked, LlmChecks } from './checks.js'
-export { LLM_TYPES_SETTING, type LlmItemTable, type TypeRow, tableRows } from './item-types.js'
+export {
+  LLM_TYPES_SETTING,
+  type LlmItemTable,
+  renderTypeTables,
+  type TypeRow,
+  tableRows,
+} from './item-types.js'
 export {
   LLM_DEFAULTS,
   type LlmLimits,

@@ -101,3 +101,22 @@ export class TypeCheck {
     return [...this.through]
   }
 }
+
+/** The documentation's list of `tables`: one Markdown table per place, every type and what happens to it. */
+export function renderTypeTables(tables: readonly LlmItemTable[]): string {
+  const out: string[] = []
+  for (const table of tables) {
+    out.push(
+      `**${table.place}** (\`${table.protocol}/${table.key}/…\`)`,
+      '',
+      '| type | what happens |',
+      '|---|---|',
+    )
+    for (const row of tableRows(table)) out.push(`| \`${row.type}\` | ${row.what.replace(/\|/g, '\\|')} |`)
+    out.push(
+      `| any other | refused unless \`${LLM_TYPES_SETTING}\` lists \`${table.protocol}/${table.key}/TYPE\` |`,
+      '',
+    )
+  }
+  return out.join('\n').trimEnd()
+}
