@@ -194,7 +194,7 @@ describe('warden llm: Anthropic Messages as a closed world', () => {
     expect(split.text).not.toContain(SECRET.slice(10))
   })
 
-  it('checks text carried in a streamed block start, and ends a stream with an unknown event', async () => {
+  it('checks text carried in a streamed block start and streamed server tool results, and ends a stream with an unknown event', async () => {
     const start = { type: 'message_start', message: { ...message([]), content: [] } }
     upstream.answer({
       events: [
@@ -219,6 +219,35 @@ describe('warden llm: Anthropic Messages as a closed world', () => {
       .stream({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
       .finalText()
     expect(text).toBe('hidden [REDACTED]')
+    upstream.answer({
+      events: [
+        { event: 'message_start', data: start },
+        {
+          event: 'content_block_start',
+          data: {
+            type: 'content_block_start',
+            index: 0,
+            content_block: {
+              type: 'web_search_tool_result',
+              tool_use_id: 'srv_1',
+              content: [
+                {
+                  type: 'web_search_result',
+                  title: SECRET,
+                  url: 'https://a.example',
+                  encrypted_content: 'e',
+                },
+              ],
+            },
+          },
+        },
+        { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+        { event: 'message_stop', data: { type: 'message_stop' } },
+      ],
+    })
+    const result = await post({ stream: true, messages: [{ role: 'user', content: 'hi' }] })
+    expect(result.text).not.toContain(SECRET)
+    expect(result.text).toContain('[REDACTED]')
     upstream.answer({
       events: [
         { event: 'message_start', data: start },

@@ -261,6 +261,13 @@ describe('warden llm: Chat Completions as a closed world', () => {
     })
     expect(file.status).toBe(400)
     expect(file.json.error.message).toContain('openai.chat/user-content/file')
+    const search = await post({
+      model: 'gpt-test',
+      web_search_options: {},
+      messages: [{ role: 'user', content: 'hi' }],
+    })
+    expect(search.status).toBe(400)
+    expect(search.json.error.message).toContain('openai.chat/tool/web_search')
     const role = await post({ model: 'gpt-test', messages: [{ role: 'critic', content: 'forbidden' }] })
     expect(role.status).toBe(400)
     expect(role.json.error.message).toContain('"critic"')

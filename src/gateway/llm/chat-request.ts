@@ -33,6 +33,7 @@ export function readChatRequest(body: JsonObject, policy?: UnknownTypePolicy): R
     if (body.functions.length > 0) types.allows(CHAT_TOOLS, 'function')
     view.tools = [...tools, ...body.functions.map((f): Json => ({ type: 'function', function: f }))]
   } else if (body.functions !== undefined) types.refuse('functions must be a list')
+  if (body.web_search_options != null) types.allows(CHAT_TOOLS, 'web_search')
   const names = new Map<string, string>()
   messages.forEach((message, at) => {
     if (!isObject(message)) {

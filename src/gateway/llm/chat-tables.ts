@@ -72,6 +72,10 @@ export const CHAT_TOOLS: LlmItemTable = {
       note: 'its calls (free text) are checked with the text as tool.input.input',
     },
   },
+  unlessLetThrough: {
+    web_search:
+      'the `web_search_options` parameter: the model searches the web upstream, before Warden sees the query',
+  },
 }
 
 /** Tool-call types of an answer (`message.tool_calls[].type`) and of earlier answers. */

@@ -120,7 +120,7 @@ export class LlmChecks {
       }
     }
     let current = changed ? api.applyRequest(body, changes) : body
-    const seen = changed ? api.readRequest(current, this.types) : view
+    const seen = changed ? api.readRequest(current) : view
     const model: JsonObject = { messages: seen.messages, tools: seen.tools, api: api.name }
     if (view.letThrough?.length) model.unknownTypesLetThrough = view.letThrough
     if (seen.model !== undefined) model.name = seen.model
