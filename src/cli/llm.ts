@@ -9,7 +9,14 @@ import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { openPersistence, type Persistence, redactingRecorder } from '../audit/index.js'
 import { type EventContext, errorMessage } from '../core/index.js'
-import { type LlmGateway, llmLimits, llmSettings, startLlmGateway } from '../gateway/index.js'
+import {
+  type LlmGateway,
+  llmLetThroughRecorder,
+  llmLimits,
+  llmSettings,
+  llmUnknownTypes,
+  startLlmGateway,
+} from '../gateway/index.js'
 import { inFlightLimiterFor, registerInFlightMetrics, settleAfterBursts } from '../inflight/index.js'
 import { createLogger, traceEngine } from '../observability/index.js'
 import { createSecretBox, DEFAULT_KEY_FILE, isSealed } from '../secrets/index.js'
@@ -142,6 +149,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const apiKey = upstreamApiKey(llmSettings(config?.raw.llm).apiKey, io.env)
     const extraHooks = await loadGatewayHookDirs(values.hooks, io, config, log)
     const logger = createLogger({ destination: { write: (line: string) => void io.stderr(line) } })
+    const unknownTypes = llmUnknownTypes(llmSettings(config?.raw.llm).allowUnknownTypes, (key) =>
+      logger.warn(
+        { event: 'security.gateway.unknown_type_let_through', key, setting: 'llm.allowUnknownTypes' },
+        `an unknown item type was let through unchecked: ${key}`,
+      ),
+    )
     persistence = await openPersistence({
       logger,
       db: values.db,
@@ -153,7 +166,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     approvals = await gatewayApprovals(config, persistence, log)
     engine = traceEngine(
       buildEngine(config, {
-        recorder: redactingRecorder(persistence.redactor, persistence.recorder),
+        recorder: llmLetThroughRecorder(redactingRecorder(persistence.redactor, persistence.recorder)),
         approver: approvals.approver,
         breaker: persistence.breaker,
         env: io.env,
@@ -190,6 +203,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       inFlight,
       ...(allowedHosts ? { allowedHosts } : {}),
       ...(authenticate ? { authenticate } : {}),
+      unknownTypes,
       log,
     })
   } catch (error) {

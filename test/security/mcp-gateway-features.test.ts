@@ -117,7 +117,7 @@ describe('warden mcp resources', () => {
 describe('warden mcp prompts', () => {
   it('redacts a key in prompt messages and refuses a prompt that steers the model', async () => {
     const leaky = await gateway.client.getPrompt({ name: 'leaky' })
-    const text = (leaky.messages[0]?.content as { text: string }).text
+    const text = (leaky.messages[0]?.content as { text: string } | undefined)?.text ?? ''
     expect(text).not.toContain(KEY)
     expect(text).toContain('[REDACTED:')
     await expect(gateway.client.getPrompt({ name: 'steer' })).rejects.toThrow(/Denied by Warden: injection/)

@@ -13,3 +13,4 @@ export {
   type UnknownTypePolicy,
   unknownTypePolicy,
 } from './closed-world.js'
+export { LET_THROUGH_CODE, letThroughRecorder, listedKeys } from './let-through.js'

@@ -20,6 +20,12 @@ export interface ToolResultView {
   isError?: boolean
 }
 
+/** One user-role text of a request, keyed by where it stands. */
+export interface UserTextView {
+  key: string
+  text: string
+}
+
 /** What a request carries, as the events see it. */
 export interface RequestView {
   model?: string
@@ -31,16 +37,16 @@ export interface RequestView {
   tools: Json[]
   /** The text of the new user message, when the request ends with one. */
   userText?: string
-  /** Tool results of the last turn. */
+  /** Tool results of the last turn (every tool result of the request when the API keys them). */
   toolResults: ToolResultView[]
   /**
-   * Every user-role text of the request, keyed by where it stands, when the API lists them
-   * all: each is checked as `user.message` (identical texts once) and `userText` is unused.
+   * Every user-role text wherever it stands (when given, checked in place of `userText`;
+   * identical texts are checked once).
    */
-  userTexts?: { key: string; text: string }[]
-  /** Why the request is refused before any check (a type Warden does not check). */
+  userTexts?: UserTextView[]
+  /** Why the request cannot be checked (an item Warden does not understand): refused. */
   refusal?: ApiErrorInfo
-  /** Unknown types the operator let through (`protocol/place/type`), for the audit. */
+  /** Unknown item types the operator let through (`protocol/place/type`), for the audit. */
   letThrough?: string[]
   /** Calls the request approves to run upstream: checked as `tool.pre`, a deny refuses it. */
   approvals?: ToolCallView[]
@@ -49,8 +55,9 @@ export interface RequestView {
 /** What the request checks changed. */
 export interface RequestChanges {
   userText?: string
-  /** Rewritten user texts, by the keys of `RequestView.userTexts`. */
+  /** Rewritten user texts, by {@link UserTextView.key}. */
   userTexts?: Map<string, string>
+  /** Rewritten tool outputs, by {@link ToolResultView.key} (else id). */
   toolOutputs: Map<string, Json>
   messages?: Json[]
   tools?: Json[]
@@ -64,6 +71,8 @@ export interface ToolCallView {
   id: string
   name: string
   input: JsonObject
+  /** Run by the model's side (a server tool): already ran, so a deny or rewrite refuses the answer. */
+  upstream?: boolean
 }
 
 /** What an answer carries, as the events see it. */
@@ -76,9 +85,13 @@ export interface AnswerView {
   usage?: JsonObject
   /** Whether the answer carries logprobs (removed when text is checked). */
   logprobs?: boolean
-  /** Why the answer is refused before any check (a type Warden does not check). */
+  /** Texts sharing a group are also checked joined (a secret split across blocks). */
+  groups?: string[][]
+  /** The answer carries copies of its text (logprobs), removed when text is checked. */
+  textCopies?: boolean
+  /** Why the answer cannot be checked: refused. */
   refusal?: ApiErrorInfo
-  /** Unknown types the operator let through (`protocol/place/type`), for the audit. */
+  /** Unknown item types the operator let through (`protocol/place/type`), for the audit. */
   letThrough?: string[]
 }
 
@@ -96,6 +109,8 @@ export interface AnswerVerdicts {
   results?: Map<string, Json>
   /** Whether a hook checked the text (logprobs, which repeat it, are then removed). */
   textChecked?: boolean
+  /** Remove the answer's copies of its text (text is checked). */
+  dropTextCopies?: boolean
 }
 
 /** A gateway-made error, in the API's shape. */
@@ -147,8 +162,10 @@ export interface StreamChecks {
   call(call: ToolCallView): Promise<CallVerdict>
   /** Checks the result of a tool that ran upstream: its output to send, or why the stream must end. */
   result?(result: ToolResultView): Promise<{ ok: true; output: Json } | { ok: false; error: ApiErrorInfo }>
-  /** Named unknown types the operator lets through. */
+  /** Named unknown types the operator lets through (Responses relays read this name). */
   unknownTypes?: UnknownTypePolicy
+  /** The same policy (Chat and Messages relays read this name). */
+  types?: UnknownTypePolicy
 }
 
 /** The result of relaying one upstream event: frames to write, or the error that ends the stream. */
@@ -164,6 +181,8 @@ export interface StreamRelay {
   errorFrame(error: ApiErrorInfo): string
   /** What was answered, for `model.post`. */
   summary(): JsonObject
+  /** Unknown item types let through in the stream, for the audit. */
+  letThrough?(): string[]
 }
 
 /** One model API. */

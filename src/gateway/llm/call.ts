@@ -185,7 +185,7 @@ export async function handleModelCall(
         res,
         limits: deps.limits,
         log: deps.log,
-        delivered: () => deps.checks.report(api, relay.summary(), scope),
+        delivered: () => deps.checks.report(api, relay.summary(), scope, relay.letThrough?.()),
       })
       deps.streams.add(done)
       await done

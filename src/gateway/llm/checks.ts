@@ -20,6 +20,7 @@ import {
 import type { UnknownTypePolicy } from '../kit/index.js'
 import {
   type AnswerVerdicts,
+  type AnswerView,
   type ApiErrorInfo,
   blockedCallText,
   type CallVerdict,
@@ -40,7 +41,7 @@ export type Checked = { ok: true; body: JsonObject; changed: boolean } | { ok: f
 export interface CallScope {
   context: EventContext
   onCallerGone?: OnCallerGone
-  /** Named unknown types the operator lets through (default: none). */
+  /** Named unknown types the operator lets through (default: the gateway's setting). */
   unknownTypes?: UnknownTypePolicy
 }
 
@@ -69,6 +70,8 @@ export class LlmChecks {
   constructor(
     private readonly engine: Engine,
     private readonly pacing: { checkEveryChars: number; holdBackChars: number; maxTextChars?: number },
+    /** The operator's let-through of unknown item types (`llm.allowUnknownTypes`). */
+    private readonly types?: UnknownTypePolicy,
   ) {}
 
   /** Whether any enabled hook runs on `agent.response` (else streamed text is not held). */
@@ -78,7 +81,7 @@ export class LlmChecks {
 
   /** Checks a request before it leaves. */
   async request(api: LlmApi, body: JsonObject, scope: CallScope): Promise<Checked> {
-    const view = api.readRequest(body, scope.unknownTypes)
+    const view = api.readRequest(body, this.policy(scope))
     if (view.refusal) return { ok: false, error: view.refusal }
     for (const call of view.approvals ?? []) {
       const verdict = await this.call(call, scope)
@@ -92,51 +95,50 @@ export class LlmChecks {
           },
         }
     }
-    const changes: RequestChanges = { toolOutputs: new Map() }
+    const changes: RequestChanges = { toolOutputs: new Map(), userTexts: new Map() }
     let changed = false
-    if (view.userTexts) {
-      const user = await this.userTexts(view.userTexts, scope)
-      if (!user.ok) return user
-      if (user.changed.size > 0) {
-        changes.userTexts = user.changed
-        changed = true
+    const texts = view.userTexts ?? (view.userText !== undefined ? [{ key: '', text: view.userText }] : [])
+    // A conversation repeats its history: each distinct text is checked once per request.
+    const decided = new Map<string, string | undefined>()
+    for (const { key, text } of texts) {
+      let out = decided.get(text)
+      if (!decided.has(text)) {
+        const pending = this.dispatch('user.message', { message: { role: 'user', text } }, scope, textNeeded)
+        const decision = pending instanceof Promise ? await pending : pending
+        if (decision.decision === 'deny') return refused(decision, 'the user message')
+        out = modifiedText(decision)
+        decided.set(text, out)
       }
-    } else if (view.userText !== undefined) {
-      const pending = this.dispatch(
-        'user.message',
-        { message: { role: 'user', text: view.userText } },
-        scope,
-        textNeeded,
-      )
-      const decision = pending instanceof Promise ? await pending : pending
-      if (decision.decision === 'deny') return refused(decision, 'the user message')
-      const text = modifiedText(decision)
-      if (text !== undefined) {
-        changes.userText = text
-        changed = true
-      }
+      if (out === undefined || out === text) continue
+      if (view.userTexts) changes.userTexts?.set(key, out)
+      else changes.userText = out
+      changed = true
     }
-    const seenResults = new Map<string, Decision>()
+    const outputs = new Map<string, JsonObject | undefined>()
     for (const result of view.toolResults) {
       const tool: JsonObject = { name: result.name, id: result.id, input: {}, output: result.output }
       if (result.isError) tool.isError = true
-      const same = result.key === undefined ? undefined : JSON.stringify([result.name, result.output])
-      let decision = same === undefined ? undefined : seenResults.get(same)
-      if (decision === undefined) {
+      const same = `${result.name}\u0000${result.isError === true}\u0000${JSON.stringify(result.output)}`
+      let next = outputs.get(same)
+      if (!outputs.has(same)) {
         const pending = this.dispatch('tool.post', { tool }, scope, outputNeeded)
-        decision = pending instanceof Promise ? await pending : pending
-        if (same !== undefined) seenResults.set(same, decision)
+        const decision = pending instanceof Promise ? await pending : pending
+        if (decision.decision === 'deny') return refused(decision, `the result of tool ${result.name}`)
+        next =
+          decision.decision === 'modify' && isObject(decision.payload?.tool)
+            ? decision.payload.tool
+            : undefined
+        outputs.set(same, next)
       }
-      if (decision.decision === 'deny') return refused(decision, `the result of tool ${result.name}`)
-      if (decision.decision === 'modify' && isObject(decision.payload?.tool)) {
-        changes.toolOutputs.set(result.key ?? result.id, decision.payload.tool.output as Json)
+      if (next) {
+        changes.toolOutputs.set(result.key ?? result.id, next.output as Json)
         changed = true
       }
     }
     let current = changed ? api.applyRequest(body, changes) : body
     const seen = changed ? api.readRequest(current) : view
     const model: JsonObject = { messages: seen.messages, tools: seen.tools, api: api.name }
-    if (view.letThrough) model.unknownTypesLetThrough = view.letThrough
+    if (view.letThrough?.length) model.unknownTypesLetThrough = view.letThrough
     if (seen.model !== undefined) model.name = seen.model
     if (seen.system !== undefined) model.system = seen.system
     const pending = this.dispatch('model.pre', { model }, scope, modelNeeded)
@@ -153,45 +155,12 @@ export class LlmChecks {
     return { ok: true, body: current, changed }
   }
 
-  /** Checks every user text once (identical texts share one check): the rewrites, or the refusal. */
-  private async userTexts(
-    texts: { key: string; text: string }[],
-    scope: CallScope,
-  ): Promise<{ ok: true; changed: Map<string, string> } | { ok: false; error: ApiErrorInfo }> {
-    const changed = new Map<string, string>()
-    const decided = new Map<string, Decision>()
-    for (const { key, text } of texts) {
-      let decision = decided.get(text)
-      if (decision === undefined) {
-        const pending = this.dispatch('user.message', { message: { role: 'user', text } }, scope, textNeeded)
-        decision = pending instanceof Promise ? await pending : pending
-        decided.set(text, decision)
-      }
-      if (decision.decision === 'deny') return refused(decision, 'the user message')
-      const rewritten = modifiedText(decision)
-      if (rewritten !== undefined && rewritten !== text) changed.set(key, rewritten)
-    }
-    return { ok: true, changed }
-  }
-
   /** Checks a whole (non-streamed) answer, then reports it as `model.post`. */
   async answer(api: LlmApi, body: JsonObject, scope: CallScope): Promise<Checked> {
-    const view = api.readAnswer(body, scope.unknownTypes)
+    const view = api.readAnswer(body, this.policy(scope))
     if (view.refusal) return { ok: false, error: view.refusal }
     const verdicts: AnswerVerdicts = { texts: new Map(), calls: new Map(), results: new Map() }
     let changed = false
-    if (view.logprobs && this.checksText()) {
-      verdicts.textChecked = true
-      changed = true
-    }
-    for (const result of view.results ?? []) {
-      const output = await this.result(result, scope)
-      if (!output.ok) return output
-      if (output.output !== result.output) {
-        verdicts.results?.set(result.key ?? result.id, output.output)
-        changed = true
-      }
-    }
     for (const { key, text } of view.texts) {
       const pending = this.checkText(text, scope)
       const checked = pending instanceof Promise ? await pending : pending
@@ -201,15 +170,72 @@ export class LlmChecks {
         changed = true
       }
     }
+    const joined = await this.checkGroups(view, verdicts, scope)
+    if (joined) return joined
     for (const call of view.calls) {
       const pending = this.checkCall(call, scope)
       const verdict = pending instanceof Promise ? await pending : pending
+      if (call.upstream && verdict.kind !== 'allow') return upstreamRefusal(call, verdict)
       if (verdict.kind !== 'allow') changed = true
       verdicts.calls.set(call.key ?? call.id, verdict)
+    }
+    for (const result of view.results ?? []) {
+      const checked = await this.result(result, scope)
+      if (!checked.ok) return checked
+      if (checked.output !== result.output) {
+        verdicts.results?.set(result.key ?? result.id, checked.output)
+        changed = true
+      }
+    }
+    if ((view.textCopies || view.logprobs) && this.checksText()) {
+      verdicts.dropTextCopies = true
+      verdicts.textChecked = true
+      changed = true
     }
     const answer = changed ? api.applyAnswer(body, verdicts) : body
     this.report(api, answer, scope, view.letThrough)
     return { ok: true, body: answer, changed }
+  }
+
+  /** Checks the texts of each group joined (a secret split across blocks); an error if refused. */
+  private async checkGroups(
+    view: AnswerView,
+    verdicts: AnswerVerdicts,
+    scope: CallScope,
+  ): Promise<{ ok: false; error: ApiErrorInfo } | undefined> {
+    const byKey = new Map(view.texts.map((t) => [t.key, t.text]))
+    for (const group of view.groups ?? []) {
+      if (group.length < 2) continue
+      const text = group.map((key) => verdicts.texts.get(key) ?? byKey.get(key) ?? '').join('')
+      const checked = await this.checkText(text, scope)
+      if (!checked.ok) return checked
+      if (checked.text !== text)
+        return {
+          ok: false,
+          error: {
+            status: 403,
+            code: 'denied',
+            message:
+              'Warden blocked the answer: a hook rewrote text that spans several parts of it, which cannot be put back part by part',
+          },
+        }
+    }
+    return undefined
+  }
+
+  /** Checks a tool result the model's side produced (a server tool's): the output to send on. */
+  async result(
+    result: ToolResultView,
+    scope: CallScope,
+  ): Promise<{ ok: true; output: Json } | { ok: false; error: ApiErrorInfo }> {
+    const tool: JsonObject = { name: result.name, id: result.id, input: {}, output: result.output }
+    if (result.isError) tool.isError = true
+    const pending = this.dispatch('tool.post', { tool }, scope, outputNeeded)
+    const decision = pending instanceof Promise ? await pending : pending
+    if (decision.decision === 'deny') return refused(decision, `the result of tool ${result.name}`)
+    if (decision.decision === 'modify' && isObject(decision.payload?.tool))
+      return { ok: true, output: decision.payload.tool.output as Json }
+    return { ok: true, output: result.output }
   }
 
   /** The checks a stream relay uses, for one call. */
@@ -222,9 +248,18 @@ export class LlmChecks {
       call: (call) => this.call(call, scope),
       result: (result) => this.result(result, scope),
     }
-    if (scope.unknownTypes) checks.unknownTypes = scope.unknownTypes
+    const types = this.policy(scope)
+    if (types) {
+      checks.unknownTypes = types
+      checks.types = types
+    }
     if (this.pacing.maxTextChars !== undefined) checks.maxChars = this.pacing.maxTextChars
     return checks
+  }
+
+  /** The let-through policy of a call: the call's own, else the gateway's. */
+  private policy(scope: CallScope): UnknownTypePolicy | undefined {
+    return scope.unknownTypes ?? this.types
   }
 
   /**
@@ -254,28 +289,17 @@ export class LlmChecks {
   /** Reports a delivered answer as `model.post` (non-blocking: never waited for). */
   report(api: LlmApi, response: JsonObject, scope: CallScope, letThrough?: string[]): void {
     const model: JsonObject = { response, api: api.name }
-    if (letThrough) model.unknownTypesLetThrough = letThrough
-    void this.engine.dispatch({ event: 'model.post', payload: { model }, context: scope.context })
+    if (letThrough?.length) model.unknownTypesLetThrough = letThrough
+    void this.engine.dispatch({
+      event: 'model.post',
+      payload: { model },
+      context: scope.context,
+    })
   }
 
   /** Checks one text of the answer: the text to send, or the error. */
   async text(text: string, scope: CallScope): Promise<TextVerdict> {
     return this.checkText(text, scope)
-  }
-
-  /** Checks the result of a tool that ran upstream (`tool.post`): the output to send, or the refusal. */
-  async result(
-    result: ToolResultView,
-    scope: CallScope,
-  ): Promise<{ ok: true; output: Json } | { ok: false; error: ApiErrorInfo }> {
-    const tool: JsonObject = { name: result.name, id: result.id, input: {}, output: result.output }
-    if (result.isError) tool.isError = true
-    const pending = this.dispatch('tool.post', { tool }, scope, outputNeeded)
-    const decision = pending instanceof Promise ? await pending : pending
-    if (decision.decision === 'deny') return refused(decision, `the result of tool ${result.name}`)
-    if (decision.decision === 'modify' && isObject(decision.payload?.tool))
-      return { ok: true, output: decision.payload.tool.output as Json }
-    return { ok: true, output: result.output }
   }
 
   /** Checks one tool call the model asks for. */
@@ -333,6 +357,18 @@ function callVerdict(decision: Decision, call: ToolCallView): CallVerdict {
   )
     return { kind: 'rewrite', input: decision.payload.tool.input }
   return { kind: 'allow' }
+}
+
+function upstreamRefusal(call: ToolCallView, verdict: CallVerdict): { ok: false; error: ApiErrorInfo } {
+  const why = verdict.kind === 'blocked' ? verdict.text : `a hook rewrote the call to ${call.name}`
+  return {
+    ok: false,
+    error: {
+      status: 403,
+      code: 'denied',
+      message: `${why} (it ran on the model's side, so the answer that carries its result is refused)`,
+    },
+  }
 }
 
 function modifiedText(decision: Decision): string | undefined {

@@ -3,6 +3,17 @@
 // events and checked, streamed answers included.
 
 export { anthropicApi } from './anthropic.js'
+export {
+  ANTHROPIC_CONTENT,
+  ANTHROPIC_DELTAS,
+  ANTHROPIC_DOCUMENT_SOURCES,
+  ANTHROPIC_EVENTS,
+  ANTHROPIC_MCP_SERVERS,
+  ANTHROPIC_OUTPUT,
+  ANTHROPIC_ROLES,
+  ANTHROPIC_TABLES,
+  ANTHROPIC_TOOLS,
+} from './anthropic-tables.js'
 export type {
   AnswerVerdicts,
   AnswerView,
@@ -20,7 +31,23 @@ export type {
   WindowDecision,
 } from './api.js'
 export { chatApi } from './chat.js'
+export {
+  CHAT_ANSWER_FIELDS,
+  CHAT_PARTS,
+  CHAT_ROLES,
+  CHAT_TABLES,
+  CHAT_TOOL_CALLS,
+  CHAT_TOOLS,
+  CHAT_USER_PARTS,
+} from './chat-tables.js'
 export { type CallScope, type Checked, LlmChecks } from './checks.js'
+export {
+  LLM_TYPES_SETTING,
+  type LlmItemTable,
+  renderTypeTables,
+  type TypeRow,
+  tableRows,
+} from './item-types.js'
 export {
   LLM_DEFAULTS,
   type LlmLimits,
@@ -44,3 +71,4 @@ export { apiForPath, type Route } from './routes.js'
 export { type LlmGateway, type LlmGatewayOptions, startLlmGateway, wardenToken } from './server.js'
 export { tablesMarkdown } from './table-doc.js'
 export { TextGuard } from './text-guard.js'
+export { LLM_TABLES, llmLetThroughRecorder, llmUnknownTypes } from './unknown-types.js'

@@ -82,6 +82,12 @@ export const llmSettingsSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * Item types Warden does not check that the operator lets through, as
+     * `protocol/place/type` keys (`anthropic.messages/tool/web_search_20250305`); each use is
+     * audited. Everything else Warden does not model is refused.
+     */
+    allowUnknownTypes: z.array(z.string().min(3).max(200)).max(500).optional(),
     /** The upstream's API key, sealed (`wsec:v1:…`, see `warden secrets`), used when callers send none. */
     apiKey: z.string().min(1).optional(),
   })

@@ -83,7 +83,7 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
   const limits: LlmLimits = { ...LLM_DEFAULTS, ...options.limits }
   const log = options.log ?? (() => undefined)
   const deps: CallDeps = {
-    checks: new LlmChecks(options.engine, limits),
+    checks: new LlmChecks(options.engine, limits, options.unknownTypes),
     upstream: new Upstream(limits.upstreamTimeoutMs, limits.maxAnswerBytes, {
       peer: 'model API',
       answerSetting: 'llm.maxAnswerBytes',

@@ -17,8 +17,7 @@ export {
 export {
   type GatewaySetup,
   type GatewaySetupOptions,
-  LET_THROUGH_REASON_CODE,
-  letThroughRecorder,
+  mcpLetThroughRecorder,
   prepareGateway,
 } from './setup.js'
 export {

@@ -13,14 +13,13 @@ import {
   WardenError,
 } from '../../core/index.js'
 import { buildEngine, type WardenConfig } from '../../sources/index.js'
-import { type UnknownTypePolicy, unknownTypePolicy } from '../kit/index.js'
+import { letThroughRecorder, listedKeys, type UnknownTypePolicy, unknownTypePolicy } from '../kit/index.js'
 import type { McpChecksOptions } from './checks.js'
 import { ToolPins } from './pins.js'
 import { MCP_TABLES, MCP_UNKNOWN_TYPES_SETTING } from './tables.js'
 import { hiddenToolPatterns, ToolVisibility } from './tools.js'
 
 /** The reason code a decision record carries when its message held a type let through. */
-export const LET_THROUGH_REASON_CODE = 'unknown-type-let-through'
 
 /** What a gateway is built from. */
 export interface GatewaySetupOptions {
@@ -51,7 +50,7 @@ export async function prepareGateway(options: GatewaySetupOptions): Promise<Gate
     ...(options.extraHandlers ? { extraHandlers: options.extraHandlers } : {}),
     ...(options.extraHooks ? { extraHooks: options.extraHooks } : {}),
     ...(options.approver ? { approver: options.approver } : {}),
-    ...(options.recorder ? { recorder: letThroughRecorder(options.recorder) } : {}),
+    ...(options.recorder ? { recorder: mcpLetThroughRecorder(options.recorder) } : {}),
   })
   try {
     const context = options.context ?? {}
@@ -80,20 +79,7 @@ function unknownTypesOf(options: GatewaySetupOptions): UnknownTypePolicy {
   }
 }
 
-/**
- * A recorder that adds `unknown-type-let-through` and each key to the reason codes of a
- * decision whose `mcp.*` payload lists types the operator let through (`mcp.letThrough`).
- */
-export function letThroughRecorder(inner: Recorder): Recorder {
-  const recorder: Recorder = {
-    record(record) {
-      const mcp = record.event.payload.mcp
-      const keys = mcp && typeof mcp === 'object' && !Array.isArray(mcp) ? mcp.letThrough : undefined
-      if (!Array.isArray(keys) || keys.length === 0) return inner.record(record)
-      const reasonCode = [...record.decision.reasonCode, LET_THROUGH_REASON_CODE, ...keys.map(String)]
-      return inner.record({ ...record, decision: { ...record.decision, reasonCode } })
-    },
-  }
-  if (inner.breakerTripped) recorder.breakerTripped = inner.breakerTripped.bind(inner)
-  return recorder
+/** A recorder that adds the let-through reason codes to the records of `mcp.*` calls listing such types. */
+export function mcpLetThroughRecorder(inner: Recorder): Recorder {
+  return letThroughRecorder(inner, (record) => listedKeys(record, 'mcp', 'letThrough'))
 }
