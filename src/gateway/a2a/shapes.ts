@@ -77,13 +77,16 @@ class Walk {
   parts(holder: JsonObject, path: string): void {
     const parts = holder.parts
     if (!Array.isArray(parts)) this.fail(`${path}.parts`, 'a list of parts', parts)
-    parts.forEach((part, index) => this.part(part, `${path}.parts[${index}]`))
+    for (const [index, part] of parts.entries()) this.part(part, `${path}.parts[${index}]`)
   }
 
   part(value: unknown, path: string): void {
     const part = this.object(value, path)
     this.metadata(part, path)
-    if (part.kind !== undefined) return this.v03Part(part, path)
+    if (part.kind !== undefined) {
+      this.v03Part(part, path)
+      return
+    }
     this.string(part, 'filename', path)
     this.string(part, 'mediaType', path)
     const contents = Object.keys(part).filter((key) => !PART_FIELDS.has(key))
@@ -169,11 +172,10 @@ class Walk {
       const list = task[key]
       if (list === undefined) continue
       if (!Array.isArray(list)) this.fail(`${path}.${key}`, 'a list', list)
-      list.forEach((item, index) =>
-        key === 'history'
-          ? this.message(item, `${path}.history[${index}]`)
-          : this.artifact(item, `${path}.artifacts[${index}]`),
-      )
+      for (const [index, item] of list.entries()) {
+        if (key === 'history') this.message(item, `${path}.history[${index}]`)
+        else this.artifact(item, `${path}.artifacts[${index}]`)
+      }
     }
   }
 
@@ -248,7 +250,7 @@ export function answerShape(operation: A2aOperation, value: Json, policy: Unknow
     if (operation !== 'list') return
     const tasks = walk.object(value, 'result').tasks
     if (!Array.isArray(tasks)) return walk.fail('result.tasks', 'a list of tasks', tasks)
-    tasks.forEach((task, index) => walk.task(task, `result.tasks[${index}]`))
+    for (const [index, task] of tasks.entries()) walk.task(task, `result.tasks[${index}]`)
   })
 }
 
