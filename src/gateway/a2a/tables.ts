@@ -155,3 +155,33 @@ export function a2aUnknownTypePolicy(
     onLetThrough,
   )
 }
+
+function ruleText(rule: ItemRule): string {
+  if (rule.kind === 'checked') return `checked as \`${rule.event}\`: ${rule.note}`
+  return `${rule.kind}: ${rule.note}`
+}
+
+/**
+ * Every table as Markdown, for docs/a2a-gateway.md (a test keeps the page equal to this): each
+ * type and what happens to it, and what happens to a type not listed.
+ */
+export function a2aTablesMarkdown(): string {
+  const sections = A2A_TABLES.map((table) => {
+    const rows = Object.entries(table.rules).map(
+      ([type, rule]) => `| \`${type.replace(/\|/g, '\\|')}\` | ${ruleText(rule)} |`,
+    )
+    const closed = table.key === 'method' || table.key === 'route'
+    const other = closed
+      ? 'refused naming it (a method or route cannot be let through: the gateway forwards only calls it maps)'
+      : `refused naming it; \`${A2A_UNKNOWN_SETTING}: ["${A2A_PROTOCOL}/${table.key}/TYPE"]\` lets a named type through unchecked (logged, and named in the event as \`a2a.unchecked\`)`
+    return [
+      `#### ${table.place} (\`${A2A_PROTOCOL}/${table.key}/…\`)`,
+      '',
+      '| type | what happens |',
+      '|---|---|',
+      ...rows,
+      `| any other | ${other} |`,
+    ].join('\n')
+  })
+  return `${sections.join('\n\n')}\n`
+}
