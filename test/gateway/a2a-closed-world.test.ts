@@ -102,6 +102,8 @@ describe('answers in the closed world', () => {
     expect(!mistyped.ok && mistyped.reason).toContain(
       'result.artifacts[0].parts[0].text must be a string (got an object)',
     )
+    const v03Only = answerShape('get', task([{ file: { uri: 'https://example.com/x' } }]), REFUSE_UNKNOWN)
+    expect(!v03Only.ok && v03Only.reason).toContain('has file but no kind')
     const policy = a2aUnknownTypePolicy(['a2a/part/image'])
     expect(answerShape('get', task([{ image: 'x' }]), policy)).toEqual({
       ok: true,

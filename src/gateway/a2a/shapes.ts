@@ -97,7 +97,12 @@ class Walk {
     }
     const type = contents[0]
     if (this.classify(A2A_PART_TABLE, type, path) === 'let-through' || type === 'data') return
-    if (type !== undefined && V1_CONTENTS.includes(type)) this.string(part, type, path)
+    if (type === undefined || !V1_CONTENTS.includes(type)) {
+      throw new ShapeProblem(
+        `${path} has ${shown(String(type))} but no kind; a part without kind carries text, raw, url or data`,
+      )
+    }
+    this.string(part, type, path)
   }
 
   v03Part(part: JsonObject, path: string): void {
