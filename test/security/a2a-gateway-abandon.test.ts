@@ -81,6 +81,6 @@ describe('warden a2a: a held ask whose caller is gone', () => {
     expect(String(send?.decision.reason)).toContain('abandoned')
     expect(setup.records.some((r) => r.event.event === 'a2a.response')).toBe(false)
     expect(setup.peer.calls()).toBe(before)
-    expect((send?.event.payload.a2a as JsonObject).method).toBe('SendMessage')
+    expect((send?.event.payload.a2a as JsonObject | undefined)?.method).toBe('SendMessage')
   })
 })
