@@ -40,7 +40,7 @@ import {
 import { type PushUrlPolicy, pushPolicyHooks } from './push-policy.js'
 import { answerShape, requestShape, type ShapeVerdict } from './shapes.js'
 import { a2aUnknownTypePolicy } from './tables.js'
-import { TaskTenants } from './tenancy.js'
+import { contextTenant, TaskTenants, tenancyHooks } from './tenancy.js'
 import { denial, invalid, type Refusal, RPC_INVALID_PARAMS, refusedBy } from './wire.js'
 
 /** What the checks need. */
@@ -86,6 +86,7 @@ export class A2aChecks {
       ),
     )
     for (const hook of pushPolicyHooks(options.pushPolicy)) options.engine.register(hook, { replace: true })
+    for (const hook of tenancyHooks(this.tasks)) options.engine.register(hook, { replace: true })
   }
 
   /**
@@ -103,7 +104,7 @@ export class A2aChecks {
     onCallerGone?: OnCallerGone,
   ): Promise<RequestCheck> {
     const context = callContext(this.options.context ?? {}, caller, target, params, requestId)
-    const shape = this.requestProblem(info.operation, params, caller, method)
+    const shape = this.requestProblem(info.operation, params, method)
     if (!shape.ok) return shape
     let current = params
     if (info.operation !== 'extendedCard') {
@@ -118,7 +119,7 @@ export class A2aChecks {
           if (!modified.ok) return modified.error
           const again = requestShape(info.operation, modified.value, this.policy)
           if (!again.ok) return `the modified params: ${again.reason}`
-          return this.tasks.requestProblem(info.operation, modified.value, caller)
+          return this.tasks.requestProblem(info.operation, modified.value, contextTenant(context))
         },
         onCallerGone,
       )
@@ -132,11 +133,10 @@ export class A2aChecks {
     return { ok: true, params: current, context }
   }
 
-  /** The request's shape and tenancy, before any hook. */
+  /** The request's shape, before any hook (its tenancy is the first hook: see tenancyHooks). */
   private requestProblem(
     operation: A2aOperation,
     params: JsonObject,
-    caller: Caller,
     method: string,
   ): { ok: true; letThrough: string[] } | { ok: false; refusal: Refusal } {
     const shape = requestShape(operation, params, this.policy)
@@ -144,8 +144,6 @@ export class A2aChecks {
       this.log(`refused ${method}: ${shape.reason}`)
       return { ok: false, refusal: invalid(RPC_INVALID_PARAMS, `Refused by Warden: ${shape.reason}`) }
     }
-    const tenancy = this.tasks.requestProblem(operation, params, caller)
-    if (tenancy) return { ok: false, refusal: this.refused(method, tenancy) }
     return shape
   }
 
@@ -157,10 +155,11 @@ export class A2aChecks {
     context: EventContext,
     target: Target,
   ): Promise<ResponseCheck> {
-    const { method, operation, caller } = call
+    const { method, operation } = call
+    const tenant = contextTenant(context)
     const what = `the answer to ${method}`
-    const value = operation === 'list' ? this.tasks.filterList(answer, caller) : answer
-    const shape = this.answerProblem(operation, value, caller)
+    const value = operation === 'list' ? this.tasks.filterList(answer, tenant) : answer
+    const shape = this.answerProblem(operation, value, tenant)
     if (!shape.ok) return { ok: false, refusal: this.refused(what, shape.reason) }
     const kind = responseKind(value).kind
     const original = rpcResponse(id, value)
@@ -169,7 +168,7 @@ export class A2aChecks {
       if (!modified.ok) return modified.error
       if (!sameKind(value, modified.value))
         return `a modify may not turn ${withArticle(kind)} into another kind of answer`
-      const again = this.answerProblem(operation, modified.value, caller)
+      const again = this.answerProblem(operation, modified.value, tenant)
       return again.ok ? undefined : `the modified answer: ${again.reason}`
     }
     const decision = await this.dispatch(
@@ -203,10 +202,10 @@ export class A2aChecks {
   }
 
   /** An answer's shape, then its tenancy (binding the task it reveals to the caller's tenant). */
-  private answerProblem(operation: A2aOperation, value: Json, caller: Caller): ShapeVerdict {
+  private answerProblem(operation: A2aOperation, value: Json, tenant: string): ShapeVerdict {
     const shape = answerShape(operation, value, this.policy)
     if (!shape.ok) return shape
-    const tenancy = operation === 'list' ? undefined : this.tasks.answerProblem(value, caller)
+    const tenancy = operation === 'list' ? undefined : this.tasks.answerProblem(value, tenant)
     return tenancy ? { ok: false, reason: tenancy } : shape
   }
 

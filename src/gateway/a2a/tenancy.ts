@@ -8,16 +8,16 @@
 // and ListTasks answers only the caller's tenant's tasks, so an upstream without tenancy
 // cannot leak one tenant's tasks or push configs to another.
 
-import type { Json, JsonObject } from '../../core/index.js'
-import type { A2aOperation } from './methods.js'
-import { type Caller, isObject, responseKind } from './payload.js'
+import type { EventContext, HookCall, HookDefinition, Json, JsonObject } from '../../core/index.js'
+import { type A2aOperation, OPERATION_EVENTS } from './methods.js'
+import { isObject, responseKind } from './payload.js'
 
 /** The bucket of callers without a tenant. */
 const NO_TENANT = ''
 
-/** The tenant a caller's tasks are bound to. */
-export function tenantOf(caller: Caller): string {
-  return caller.tenant ?? NO_TENANT
+/** The tenant that governs a call: its event context's (the caller's, or the gateway's default). */
+export function contextTenant(context: EventContext): string {
+  return typeof context.tenantId === 'string' ? context.tenantId : NO_TENANT
 }
 
 /** Task ids and the tenant each is bound to, bounded (the least recently used is forgotten first). */
@@ -54,8 +54,7 @@ export class TaskTenants {
    * Why `caller` may not make this call, or undefined: the `tenant` field, then every task id
    * the params name.
    */
-  requestProblem(operation: A2aOperation, params: JsonObject, caller: Caller): string | undefined {
-    const tenant = tenantOf(caller)
+  requestProblem(operation: A2aOperation, params: JsonObject, tenant: string): string | undefined {
     const asked = params.tenant
     if (typeof asked === 'string' && asked !== '' && asked !== tenant) {
       return `the call names tenant "${shown(asked)}" but the caller is ${describeTenant(tenant)}; a caller reaches only its own tenant's tasks`
@@ -76,8 +75,7 @@ export class TaskTenants {
    * passed on when it carries another tenant's task. ListTasks answers are filtered instead
    * (see {@link filterList}).
    */
-  answerProblem(value: Json, caller: Caller): string | undefined {
-    const tenant = tenantOf(caller)
+  answerProblem(value: Json, tenant: string): string | undefined {
     const taskId = answerTaskId(value)
     if (taskId === undefined) return undefined
     const owner = this.owner(taskId)
@@ -87,9 +85,8 @@ export class TaskTenants {
   }
 
   /** A ListTasks answer with only the caller's tenant's tasks (and the count of those). */
-  filterList(value: Json, caller: Caller): Json {
+  filterList(value: Json, tenant: string): Json {
     if (!isObject(value) || !Array.isArray(value.tasks)) return value
-    const tenant = tenantOf(caller)
     const tasks = value.tasks.filter(
       (task) => isObject(task) && typeof task.id === 'string' && this.owner(task.id) === tenant,
     )
@@ -98,6 +95,38 @@ export class TaskTenants {
     if (typeof value.totalSize === 'number') filtered.totalSize = tasks.length
     return filtered
   }
+}
+
+/** The reason code of a call refused for naming another tenant or its tasks. */
+export const TENANT_REASON_CODE = 'tenant-refused'
+
+/** The name the built-in tenancy hooks start with (`a2a-tenancy:a2a.get`, ...). */
+export const TENANCY_HOOK = 'a2a-tenancy'
+
+/**
+ * The tenant rule as hooks that run first on every request event, so a refusal is an audited
+ * deny (reasonCode `tenant-refused`) like any hook's, before another hook could ask or modify.
+ */
+export function tenancyHooks(tasks: TaskTenants): HookDefinition[] {
+  const operations = Object.entries(OPERATION_EVENTS).filter(([operation]) => operation !== 'extendedCard')
+  return operations.map(([operation, event]) => ({
+    name: `${TENANCY_HOOK}:${event}`,
+    event,
+    priority: Number.MIN_SAFE_INTEGER,
+    onError: 'deny',
+    source: 'a2a gateway (tenants)',
+    handler: {
+      type: 'fn',
+      fn: (call: HookCall) => {
+        const a2a = call.event.payload.a2a
+        const envelope = isObject(a2a) ? a2a.payload : undefined
+        const params = isObject(envelope) && isObject(envelope.params) ? envelope.params : {}
+        const tenant = contextTenant(call.event.context)
+        const problem = tasks.requestProblem(operation as A2aOperation, params, tenant)
+        return problem ? { type: 'deny', reason: problem, reasonCode: [TENANT_REASON_CODE] } : undefined
+      },
+    },
+  }))
 }
 
 /** The task ids a request names: the task it acts on, and a message's task and references. */
