@@ -9,6 +9,7 @@ import { type Client, ClientFactory, JsonRpcTransportFactory, RestTransportFacto
 import {
   AgentEvent,
   type AgentExecutor,
+  DefaultPushNotificationSender,
   DefaultRequestHandler,
   InMemoryPushNotificationStore,
   InMemoryTaskStore,
@@ -23,6 +24,8 @@ export interface PeerAgent {
   running(): number
   /** SSE responses the agent has open now (its side of the streams). */
   openStreams(): number
+  /** Calls (POST and DELETE requests) the agent has received. */
+  calls(): number
   close(): Promise<void>
 }
 
@@ -54,6 +57,7 @@ export function partsText(
 interface PeerState {
   running: number
   open: number
+  calls: number
   closing: boolean
 }
 
@@ -62,8 +66,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /**
  * The executor: `stream:N:TEXT` sends TEXT as an artifact in N chunks then completes (at
  * once when TEXT starts with `burst`, else 2 ms apart);
- * `forever` streams a chunk every 20 ms until cancelled or abandoned; anything else is
- * answered by a message `echo: TEXT`.
+ * `restate:A|B` sends artifact chunks A then B, each with `append: false` (B replaces A), then
+ * completes; `forever` streams a chunk every 20 ms until cancelled or abandoned; anything else
+ * is answered by a message `echo: TEXT`.
  */
 function executor(state: PeerState): AgentExecutor {
   const cancelled = new Set<string>()
@@ -71,7 +76,7 @@ function executor(state: PeerState): AgentExecutor {
     async execute(ctx, bus) {
       const input = partsText(ctx.userMessage.parts)
       const ids = { taskId: ctx.taskId, contextId: ctx.contextId }
-      if (!input.startsWith('stream:') && input !== 'forever') {
+      if (!input.startsWith('stream:') && !input.startsWith('restate:') && input !== 'forever') {
         const reply = userMessage(`echo: ${input}`, { contextId: ctx.contextId })
         bus.publish(AgentEvent.message({ ...reply, role: Role.ROLE_AGENT }))
         bus.finished()
@@ -108,7 +113,19 @@ function executor(state: PeerState): AgentExecutor {
         })
       state.running++
       try {
-        if (input === 'forever') {
+        if (input.startsWith('restate:')) {
+          const versions = input.slice('restate:'.length).split('|')
+          for (const [index, version] of versions.entries()) {
+            bus.publish(chunk(version, 0, index === versions.length - 1))
+          }
+          bus.publish(
+            AgentEvent.statusUpdate({
+              ...ids,
+              status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: undefined },
+              metadata: undefined,
+            }),
+          )
+        } else if (input === 'forever') {
           for (let i = 0; !cancelled.has(ctx.taskId) && !state.closing; i++) {
             bus.publish(chunk(`tick ${i} `, i, false))
             await sleep(20)
@@ -149,11 +166,18 @@ function executor(state: PeerState): AgentExecutor {
   }
 }
 
-/** Starts an SDK agent on loopback with JSON-RPC at /a2a/jsonrpc and HTTP+JSON at /a2a/rest. */
-export async function startPeerAgent(name = 'peer-agent'): Promise<PeerAgent> {
-  const state: PeerState = { running: 0, open: 0, closing: false }
+/**
+ * Starts an SDK agent on loopback with JSON-RPC at /a2a/jsonrpc and HTTP+JSON at /a2a/rest;
+ * with `pushes`, the SDK's own sender POSTs task events to the push-notification URLs it was given.
+ */
+export async function startPeerAgent(
+  name = 'peer-agent',
+  options: { pushes?: boolean } = {},
+): Promise<PeerAgent> {
+  const state: PeerState = { running: 0, open: 0, calls: 0, closing: false }
   const app = express()
   app.use((req, res, next) => {
+    if (req.method === 'POST' || req.method === 'DELETE') state.calls++
     if (String(req.headers.accept).includes('text/event-stream')) {
       state.open++
       res.on('close', () => state.open--)
@@ -207,13 +231,14 @@ export async function startPeerAgent(name = 'peer-agent'): Promise<PeerAgent> {
     ] as AgentCard['skills'],
     signatures: [],
   }
+  const pushStore = new InMemoryPushNotificationStore()
   const handler = new DefaultRequestHandler(
     card,
     new InMemoryTaskStore(),
     executor(state),
     undefined,
-    new InMemoryPushNotificationStore(),
-    { send: async () => undefined },
+    pushStore,
+    options.pushes ? new DefaultPushNotificationSender(pushStore) : { send: async () => undefined },
   )
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }))
   app.use(
@@ -225,6 +250,7 @@ export async function startPeerAgent(name = 'peer-agent'): Promise<PeerAgent> {
     url: new URL(`${base}/`),
     running: () => state.running,
     openStreams: () => state.open,
+    calls: () => state.calls,
     close: () =>
       new Promise<void>((resolve) => {
         state.closing = true

@@ -18,6 +18,8 @@ export interface SdkUnion {
   type: string
   /** The discriminating property (default `type`). */
   discriminant?: string
+  /** Read the union from this property of the type instead (a oneof: `content` of A2A's `Part`). */
+  member?: string
 }
 
 function programFor(module: string): { program: ts.Program; checker: ts.TypeChecker; file: ts.SourceFile } {
@@ -73,7 +75,12 @@ const require = createRequire(import.meta.url)
 /** Every string literal the union's members declare for their discriminant, sorted. */
 export function sdkTypeLiterals(union: SdkUnion): string[] {
   const { checker, file } = programFor(union.module)
-  const type = exportedType(checker, file, union)
+  let type = exportedType(checker, file, union)
+  if (union.member !== undefined) {
+    const property = checker.getPropertyOfType(type, union.member)
+    if (!property) throw new Error(`${union.module} ${union.type} has no property ${union.member}`)
+    type = checker.getNonNullableType(checker.getTypeOfSymbol(property))
+  }
   const members = type.isUnion() ? type.types : [type]
   const found = new Set<string>()
   for (const member of members) {

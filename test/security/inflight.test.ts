@@ -240,7 +240,12 @@ describe('warden a2a under a flood', () => {
     const pad = 'x'.repeat(80_000)
     const body = (i: number) =>
       Buffer.from(
-        JSON.stringify({ jsonrpc: '2.0', id: i, method: 'GetTask', params: { id: `none-${i}`, pad } }),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: i,
+          method: 'SendMessage',
+          params: { message: { messageId: `m-${i}`, role: 'ROLE_USER', parts: [{ text: 'hi' }] }, pad },
+        }),
       )
     const answers = await flood(60, (i) =>
       post(new URL('/a2a/jsonrpc', gateway.url).href, body(i), { 'a2a-version': '1.0' }),

@@ -2,7 +2,10 @@
 // before it leaves, with push-notification URLs under the SSRF policy (registered as the
 // last hook of the events that carry them, so a refusal is an audited deny); every answer and
 // streamed event is `a2a.response` before it is passed on; the agent card is `a2a.card`.
-// Requests and answers are seen as A2A JSON-RPC messages (see payload.ts). Each check
+// Requests and answers are seen as A2A JSON-RPC messages (see payload.ts). Before the hooks,
+// and again on what a modify leaves, each request and answer is read strictly (shapes.ts:
+// field types, part kinds, answer kinds) and held to the caller's tenant (tenancy.ts); a type
+// the operator lets through is named in the event (`a2a.unchecked`) and logged. Each check
 // answers what to forward (as modified) or the refusal to send instead.
 
 import {
@@ -13,9 +16,12 @@ import {
   type Json,
   type JsonObject,
   type ModifyCheck,
+  type OnCallerGone,
   withArticle,
 } from '../../core/index.js'
-import type { A2aMethodInfo } from './methods.js'
+import type { UnknownTypePolicy } from '../kit/index.js'
+import { A2A_DEFAULTS, type A2aLimits } from './limits.js'
+import type { A2aMethodInfo, A2aOperation } from './methods.js'
 import {
   type Caller,
   callContext,
@@ -32,7 +38,10 @@ import {
   type Target,
 } from './payload.js'
 import { type PushUrlPolicy, pushPolicyHooks } from './push-policy.js'
-import { denial, type Refusal, refusedBy } from './wire.js'
+import { answerShape, requestShape, type ShapeVerdict } from './shapes.js'
+import { a2aUnknownTypePolicy } from './tables.js'
+import { contextTenant, TaskTenants, tenancyHooks } from './tenancy.js'
+import { denial, invalid, type Refusal, RPC_INVALID_PARAMS, refusedBy } from './wire.js'
 
 /** What the checks need. */
 export interface A2aChecksOptions {
@@ -40,8 +49,13 @@ export interface A2aChecksOptions {
   /** Added to every event's context (agent, tenant). */
   context?: EventContext
   pushPolicy: PushUrlPolicy
+  /** `maxTrackedTasks` and `allowUnknownTypes` (default: none let through). */
+  limits?: Pick<A2aLimits, 'maxTrackedTasks' | 'allowUnknownTypes'>
   log?: (line: string) => void
 }
+
+/** The reason code an event carries when an unknown type was let through unchecked. */
+export const LET_THROUGH_REASON_CODE = 'unknown-type-let-through'
 
 /** A checked request: forward these params, or answer the refusal. */
 export type RequestCheck =
@@ -58,10 +72,21 @@ const NO_CARD = 'the modified payload has no a2a.card object to serve'
 /** The checks of one gateway. */
 export class A2aChecks {
   private readonly log: (line: string) => void
+  private readonly policy: UnknownTypePolicy
+  /** Task ids and their tenants. */
+  readonly tasks: TaskTenants
 
   constructor(private readonly options: A2aChecksOptions) {
     this.log = options.log ?? (() => undefined)
+    const limits = options.limits ?? A2A_DEFAULTS
+    this.tasks = new TaskTenants(limits.maxTrackedTasks)
+    this.policy = a2aUnknownTypePolicy(limits.allowUnknownTypes, (key) =>
+      this.log(
+        `security: ${LET_THROUGH_REASON_CODE} ${key}: an unknown type passed unchecked (a2a.allowUnknownTypes)`,
+      ),
+    )
     for (const hook of pushPolicyHooks(options.pushPolicy)) options.engine.register(hook, { replace: true })
+    for (const hook of tenancyHooks(this.tasks)) options.engine.register(hook, { replace: true })
   }
 
   /**
@@ -76,16 +101,27 @@ export class A2aChecks {
     caller: Caller,
     target: Target,
     requestId: string,
+    onCallerGone?: OnCallerGone,
   ): Promise<RequestCheck> {
     const context = callContext(this.options.context ?? {}, caller, target, params, requestId)
+    const shape = this.requestProblem(info.operation, params, method)
+    if (!shape.ok) return shape
     let current = params
     if (info.operation !== 'extendedCard') {
       const original = rpcRequest(id, method, params)
+      const payload = withUnchecked(requestPayload(method, id, params, caller, target), shape.letThrough)
       const decision = await this.dispatch(
         info.event,
-        requestPayload(method, id, params, caller, target),
+        payload,
         context,
-        (payload) => refusal(modifiedParams({ payload }, original)),
+        (modifiedPayload) => {
+          const modified = modifiedParams({ payload: modifiedPayload }, original)
+          if (!modified.ok) return modified.error
+          const again = requestShape(info.operation, modified.value, this.policy)
+          if (!again.ok) return `the modified params: ${again.reason}`
+          return this.tasks.requestProblem(info.operation, modified.value, contextTenant(context))
+        },
+        onCallerGone,
       )
       if (decision.decision === 'deny') return { ok: false, refusal: this.denied(method, decision) }
       if (decision.decision === 'modify') {
@@ -97,14 +133,34 @@ export class A2aChecks {
     return { ok: true, params: current, context }
   }
 
+  /** The request's shape, before any hook (its tenancy is the first hook: see tenancyHooks). */
+  private requestProblem(
+    operation: A2aOperation,
+    params: JsonObject,
+    method: string,
+  ): { ok: true; letThrough: string[] } | { ok: false; refusal: Refusal } {
+    const shape = requestShape(operation, params, this.policy)
+    if (!shape.ok) {
+      this.log(`refused ${method}: ${shape.reason}`)
+      return { ok: false, refusal: invalid(RPC_INVALID_PARAMS, `Refused by Warden: ${shape.reason}`) }
+    }
+    return shape
+  }
+
   /** Checks an answer or one streamed event (the `result` of response `id`) as `a2a.response`. */
   async response(
-    method: string,
+    call: { method: string; operation: A2aOperation; caller: Caller },
     id: RpcId,
-    value: Json,
+    answer: Json,
     context: EventContext,
     target: Target,
   ): Promise<ResponseCheck> {
+    const { method, operation } = call
+    const tenant = contextTenant(context)
+    const what = `the answer to ${method}`
+    const value = operation === 'list' ? this.tasks.filterList(answer, tenant) : answer
+    const shape = this.answerProblem(operation, value, tenant)
+    if (!shape.ok) return { ok: false, refusal: this.refused(what, shape.reason) }
     const kind = responseKind(value).kind
     const original = rpcResponse(id, value)
     const check = (payload: JsonObject): string | undefined => {
@@ -112,15 +168,15 @@ export class A2aChecks {
       if (!modified.ok) return modified.error
       if (!sameKind(value, modified.value))
         return `a modify may not turn ${withArticle(kind)} into another kind of answer`
-      return undefined
+      const again = this.answerProblem(operation, modified.value, tenant)
+      return again.ok ? undefined : `the modified answer: ${again.reason}`
     }
     const decision = await this.dispatch(
       RESPONSE_EVENT,
-      responsePayload(method, id, kind, value, target),
+      withUnchecked(responsePayload(method, id, kind, value, target), shape.letThrough),
       context,
       check,
     )
-    const what = `the answer to ${method}`
     if (decision.decision === 'deny') return { ok: false, refusal: this.denied(what, decision) }
     if (decision.decision !== 'modify') return { ok: true, value }
     const modified = modifiedResult(decision, original)
@@ -145,15 +201,28 @@ export class A2aChecks {
     return { ok: true, value: a2a.card }
   }
 
+  /** An answer's shape, then its tenancy (binding the task it reveals to the caller's tenant). */
+  private answerProblem(operation: A2aOperation, value: Json, tenant: string): ShapeVerdict {
+    const shape = answerShape(operation, value, this.policy)
+    if (!shape.ok) return shape
+    const tenancy = operation === 'list' ? undefined : this.tasks.answerProblem(value, tenant)
+    return tenancy ? { ok: false, reason: tenancy } : shape
+  }
+
   private dispatch(
     event: EventName,
     payload: JsonObject,
     context: EventContext,
     acceptModify?: ModifyCheck,
+    onCallerGone?: OnCallerGone,
   ): Promise<Decision> {
-    return this.options.engine.dispatch(
-      acceptModify ? { event, payload, context, acceptModify } : { event, payload, context },
-    )
+    return this.options.engine.dispatch({
+      event,
+      payload,
+      context,
+      ...(acceptModify ? { acceptModify } : {}),
+      ...(onCallerGone ? { onCallerGone } : {}),
+    })
   }
 
   private refused(what: string, reason: string): Refusal {
@@ -167,7 +236,10 @@ export class A2aChecks {
   }
 }
 
-/** The reason a checked modify is refused, or undefined when it can be applied. */
-function refusal(modified: { ok: true } | { ok: false; error: string }): string | undefined {
-  return modified.ok ? undefined : modified.error
+/** The payload naming the unknown types let through unchecked (`a2a.unchecked`), for the audit. */
+function withUnchecked(payload: JsonObject, keys: string[]): JsonObject {
+  if (keys.length === 0) return payload
+  const a2a = payload.a2a as JsonObject
+  a2a.unchecked = { reasonCode: LET_THROUGH_REASON_CODE, keys: [...new Set(keys)] }
+  return payload
 }

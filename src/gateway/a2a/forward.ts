@@ -1,10 +1,11 @@
 // What both transports share once a call is parsed: check the request, send it upstream,
 // check what comes back (a whole answer as `a2a.response`, or a stream event by event),
-// and answer the client, counting the streams open. The transport supplies how a call is
+// and answer the client, counting the streams open. A client that leaves while a hook's ask
+// is held abandons the approval: nothing is sent upstream and nothing is recorded as allowed. The transport supplies how a call is
 // framed upstream and how answers, errors and stream events are written.
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { EventContext, Json, JsonObject } from '../../core/index.js'
+import type { EventContext, Json, JsonObject, OnCallerGone } from '../../core/index.js'
 import { errorMessage } from '../../core/index.js'
 import type { A2aChecks } from './checks.js'
 import type { A2aLimits } from './limits.js'
@@ -78,8 +79,9 @@ export async function forwardCall(
       call.caller,
       call.target,
       call.requestId,
+      callerGone(res),
     )
-    if (!checked.ok) return call.refuse(res, checked.refusal)
+    if (!checked.ok) return res.destroyed ? undefined : call.refuse(res, checked.refusal)
     if (gone.signal.aborted) return
     const request = call.upstreamRequest(checked.params, gone.signal, checked.params === call.params)
     if (call.info.streaming) return await openStream(deps, call, checked.context, request, res, gone.signal)
@@ -94,7 +96,13 @@ export async function forwardCall(
       res.writeHead(read.status, { 'content-type': 'application/json' }).end(read.body)
       return
     }
-    const result = await deps.checks.response(call.method, call.id, read.value, checked.context, call.target)
+    const result = await deps.checks.response(
+      { method: call.method, operation: call.info.operation, caller: call.caller },
+      call.id,
+      read.value,
+      checked.context,
+      call.target,
+    )
     if (!result.ok) return call.refuse(res, result.refusal)
     if (result.value === read.value) call.answer(res, result.value, answer.text)
     else call.answer(res, result.value)
@@ -141,7 +149,7 @@ async function openStream(
     checks: deps.checks,
     context,
     target: call.target,
-    method: call.method,
+    call: { method: call.method, operation: call.info.operation, caller: call.caller },
     id: call.id,
     limits: deps.limits,
     body: stream.body,
@@ -169,6 +177,20 @@ async function readAll(body: NodeJS.ReadableStream & { destroy(): void }, max: n
     chunks.push(chunk as Buffer)
   }
   return Buffer.concat(chunks).toString('utf8')
+}
+
+/**
+ * How a held ask learns that its caller went away: the response closed before it was
+ * written, so the approval is marked abandoned at once and nothing is sent upstream.
+ */
+function callerGone(res: ServerResponse): OnCallerGone {
+  return (listener) => {
+    if (res.writableFinished) return
+    if (res.destroyed) return listener()
+    res.once('close', () => {
+      if (!res.writableFinished) listener()
+    })
+  }
 }
 
 /** The headers passed on to the upstream: A2A's own, and the caller's credentials when asked. */

@@ -9,7 +9,7 @@ export {
   rewriteCard,
   type UpstreamCard,
 } from './card.js'
-export { A2aChecks, type A2aChecksOptions } from './checks.js'
+export { A2aChecks, type A2aChecksOptions, LET_THROUGH_REASON_CODE } from './checks.js'
 export { discardBody, discardBound } from './drain.js'
 export { A2A_DEFAULTS, type A2aLimits, a2aLimits, a2aSettingsSchema, type StreamBuffer } from './limits.js'
 export {
@@ -33,8 +33,21 @@ export {
 export { PushUrlPolicy, pushUrls } from './push-policy.js'
 export { restRoute } from './rest.js'
 export { type A2aGateway, type A2aGatewayOptions, startA2aGateway } from './server.js'
+export { answerShape, requestShape, type ShapeVerdict } from './shapes.js'
 export { SSE_HEADERS, type SseEvent, SseParser, SseTooLargeError, sseFrame } from './sse.js'
 export { joinText } from './stream.js'
+export {
+  A2A_EVENT_TABLE,
+  A2A_FILE_TABLE,
+  A2A_METHOD_TABLE,
+  A2A_PART_TABLE,
+  A2A_ROUTE_TABLE,
+  A2A_TABLES,
+  A2A_UNKNOWN_SETTING,
+  a2aTablesMarkdown,
+  a2aUnknownTypePolicy,
+} from './tables.js'
+export { TaskTenants } from './tenancy.js'
 export {
   translate as translateUpstreamError,
   Upstream,

@@ -1,9 +1,11 @@
 // The bounds of the A2A gateway (`a2a:` in warden.yaml): request body size, streamed event
-// size, stream duration, upstream wait, and how streamed artifacts are checked (each event
-// on its own, or a whole artifact at once with `stream.buffer: artifact`).
+// size, stream duration, upstream wait, how streamed artifacts are checked (each event on its
+// own, or a whole artifact at once with `stream.buffer: artifact`), how many task ids are
+// remembered with their tenant, and the unknown types an operator lets through.
 
 import { z } from 'zod'
 import { formatZodError, WardenError } from '../../core/index.js'
+import { a2aUnknownTypePolicy } from './tables.js'
 
 /** How streamed artifact chunks are checked. */
 export type StreamBuffer = 'event' | 'artifact'
@@ -28,6 +30,10 @@ export interface A2aLimits {
   maxInFlight?: number
   /** Most body bytes those requests hold together. Default: derived from the machine. */
   maxInFlightBytes?: number
+  /** Most task ids remembered with their tenant (the least recently used is forgotten). Default 100,000. */
+  maxTrackedTasks: number
+  /** `protocol/place/type` keys of unknown part kinds, file shapes or answer kinds let through unchecked. */
+  allowUnknownTypes: readonly string[]
 }
 
 export const A2A_DEFAULTS: A2aLimits = {
@@ -38,6 +44,8 @@ export const A2A_DEFAULTS: A2aLimits = {
   buffer: 'event',
   maxBufferBytes: 4 * 1024 * 1024,
   cardTtlMs: 30_000,
+  maxTrackedTasks: 100_000,
+  allowUnknownTypes: [],
 }
 
 const bytes = z
@@ -62,6 +70,8 @@ export const a2aSettingsSchema = z
       .min(1024)
       .max(64 * 1024 * 1024 * 1024)
       .optional(),
+    maxTrackedTasks: z.number().int().positive().max(10_000_000).optional(),
+    allowUnknownTypes: z.array(z.string().min(1).max(200)).max(100).optional(),
     stream: z
       .object({
         buffer: z.enum(['event', 'artifact'], { error: 'must be "event" or "artifact"' }).optional(),
@@ -90,5 +100,14 @@ export function a2aLimits(section: unknown, overrides: Partial<A2aLimits> = {}):
   if (s.maxInFlightBytes) limits.maxInFlightBytes = s.maxInFlightBytes
   if (s.stream?.buffer) limits.buffer = s.stream.buffer
   if (s.stream?.maxBufferBytes) limits.maxBufferBytes = s.stream.maxBufferBytes
+  if (s.maxTrackedTasks) limits.maxTrackedTasks = s.maxTrackedTasks
+  if (s.allowUnknownTypes) {
+    try {
+      a2aUnknownTypePolicy(s.allowUnknownTypes)
+    } catch (error) {
+      throw new WardenError('invalid-config', (error as Error).message)
+    }
+    limits.allowUnknownTypes = s.allowUnknownTypes
+  }
   return { ...limits, ...overrides }
 }

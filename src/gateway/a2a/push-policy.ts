@@ -38,6 +38,8 @@ export class PushUrlPolicy {
    * @returns why one is refused, or undefined when all may be forwarded.
    */
   async refusal(params: JsonObject): Promise<string | undefined> {
+    const unreadable = unreadablePushUrl(params)
+    if (unreadable) return `push-notification URL refused: ${unreadable}`
     for (const url of pushUrls(params)) {
       const problem = await this.check(url)
       if (problem) return `push-notification URL refused: ${problem}`
@@ -95,20 +97,35 @@ export class PushUrlPolicy {
   }
 }
 
+/** The objects of a request's params that may hold a push-notification `url`. */
+function pushHolders(params: JsonObject): unknown[] {
+  const holders: unknown[] = [params, params.pushNotificationConfig]
+  const configuration = params.configuration
+  if (isObject(configuration)) {
+    holders.push(configuration.taskPushNotificationConfig, configuration.pushNotificationConfig)
+    const task = configuration.taskPushNotificationConfig
+    if (isObject(task)) holders.push(task.pushNotificationConfig)
+  }
+  return holders
+}
+
 /** Every push-notification URL in a request's params (config methods and send's configuration). */
 export function pushUrls(params: JsonObject): string[] {
   const urls: string[] = []
-  const take = (value: unknown) => {
-    if (isObject(value) && typeof value.url === 'string') urls.push(value.url)
-  }
-  take(params)
-  take(params.pushNotificationConfig)
-  const configuration = params.configuration
-  if (isObject(configuration)) {
-    take(configuration.taskPushNotificationConfig)
-    take(configuration.pushNotificationConfig)
+  for (const holder of pushHolders(params)) {
+    if (isObject(holder) && typeof holder.url === 'string') urls.push(holder.url)
   }
   return urls
+}
+
+/** Why a push-notification URL cannot be read as a string, or undefined when every one can. */
+export function unreadablePushUrl(params: JsonObject): string | undefined {
+  for (const holder of pushHolders(params)) {
+    if (isObject(holder) && holder.url !== undefined && typeof holder.url !== 'string') {
+      return `a push-notification url must be a string (got ${Array.isArray(holder.url) ? 'an array' : typeof holder.url})`
+    }
+  }
+  return undefined
 }
 
 /** The events whose requests may carry push-notification URLs. */
@@ -131,7 +148,7 @@ export function pushPolicyHooks(policy: PushUrlPolicy): HookDefinition[] {
     const a2a = call.event.payload.a2a
     const envelope = isObject(a2a) ? a2a.payload : undefined
     const params = isObject(envelope) ? envelope.params : undefined
-    if (!isObject(params) || pushUrls(params).length === 0) return undefined
+    if (!isObject(params) || (pushUrls(params).length === 0 && !unreadablePushUrl(params))) return undefined
     return policy
       .refusal(params)
       .then((refusal) =>

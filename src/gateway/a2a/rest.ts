@@ -1,7 +1,8 @@
 // The HTTP+JSON (REST) binding, offered when the upstream's card lists it: the A2A routes
 // (`/message:send`, `/message:stream`, `/tasks/{id}`, `/tasks/{id}:cancel`,
 // `/tasks/{id}:subscribe`, `/tasks`, `/tasks/{id}/pushNotificationConfigs[/{configId}]`,
-// `/extendedAgentCard`, with or without the v0.3 `/v1` prefix) mapped onto the same
+// `/extendedAgentCard`, with or without the v0.3 `/v1` prefix and a `/{tenant}` prefix,
+// which like `?tenant=` and a body's `tenant` must name the caller's tenant) mapped onto the same
 // operations and events as JSON-RPC. Hooks see each call as the JSON-RPC request it stands
 // for, synthesised: the current spec's method name (`SendMessage`, ...), the route's params,
 // and the call's generated request id (the context's `requestId`) as `id`; answers and
@@ -34,6 +35,8 @@ const METHOD_NAMES: Record<A2aOperation, string> = {
 interface Route {
   operation: A2aOperation
   params: JsonObject
+  /** The `/{tenant}` the path started with, kept on the upstream path. */
+  tenantPrefix?: string
 }
 
 /** Writes a REST refusal. */
@@ -43,18 +46,44 @@ export function writeRestRefusal(res: ServerResponse, refusal: Refusal): void {
     .end(JSON.stringify(restError(refusal)))
 }
 
-/** The operation and params of a REST request, or undefined for a route A2A does not have. */
+const ROOTS = new Set(['message:send', 'message:stream', 'extendedAgentCard', 'card', 'tasks'])
+
+/**
+ * The operation and params of a REST request, or undefined for a route A2A does not have.
+ * A path under a `/{tenant}` prefix (or with `?tenant=`) carries that tenant in `params.tenant`,
+ * which must then be the caller's; a body naming another tenant than the path is not routed.
+ */
 export function restRoute(
   httpMethod: string,
   subpath: string,
   query: URLSearchParams,
   body: JsonObject,
 ): Route | undefined {
-  const path = subpath.replace(/^\/v1(?=\/)/, '')
-  const segments = path
+  const all = subpath
+    .replace(/^\/v1(?=\/)/, '')
     .split('/')
     .filter((s) => s.length > 0)
     .map(decodeURIComponent)
+  const tenant = all.length > 1 && !ROOTS.has(all[0] as string) ? all[0] : undefined
+  const route = routeOf(httpMethod, tenant === undefined ? all : all.slice(1), query, body)
+  if (!route) return undefined
+  const named = [
+    tenant,
+    query.get('tenant') ?? undefined,
+    typeof body.tenant === 'string' ? body.tenant : undefined,
+  ].filter((t): t is string => t !== undefined && t !== '')
+  if (new Set(named).size > 1) return undefined
+  if (named[0] !== undefined) route.params = { ...route.params, tenant: named[0] }
+  if (tenant !== undefined) route.tenantPrefix = tenant
+  return route
+}
+
+function routeOf(
+  httpMethod: string,
+  segments: string[],
+  query: URLSearchParams,
+  body: JsonObject,
+): Route | undefined {
   const [first, id, third, configId] = segments
   const get = httpMethod === 'GET'
   const post = httpMethod === 'POST'
@@ -94,7 +123,9 @@ function upstreamTarget(
 ): { path: string; body?: string } {
   const id = encodeURIComponent(String(params.id ?? ''))
   const taskId = encodeURIComponent(String(params.taskId ?? ''))
-  const prefix = original.startsWith('/v1/') ? '/v1' : ''
+  const version = original.startsWith('/v1/') ? '/v1' : ''
+  const prefix =
+    route.tenantPrefix === undefined ? version : `${version}/${encodeURIComponent(route.tenantPrefix)}`
   switch (route.operation) {
     case 'send':
       return { path: `${prefix}/message:send`, body: JSON.stringify(params) }
@@ -116,7 +147,7 @@ function upstreamTarget(
     case 'pushConfig.delete':
       return { path: `${prefix}/tasks/${taskId}/pushNotificationConfigs/${id}` }
     case 'extendedCard':
-      return { path: original }
+      return { path: route.tenantPrefix === undefined ? original : `${prefix}/extendedAgentCard` }
   }
 }
 

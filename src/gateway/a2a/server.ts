@@ -87,6 +87,7 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
     engine: options.engine,
     ...(options.context ? { context: options.context } : {}),
     pushPolicy: new PushUrlPolicy(options.networkAllow ?? [], options.resolver),
+    limits,
     log,
   })
   const deps: ForwardDeps = { checks, upstream, limits, log, streams: new Set() }

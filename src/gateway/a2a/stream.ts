@@ -3,13 +3,16 @@
 // stream with an error event and closes the upstream stream. With `stream.buffer: artifact`
 // artifact chunks are held until their artifact is complete (`lastChunk`, or the stream's
 // end) and checked as one artifact whose text parts are joined, so a secret split across
-// chunks is still seen whole; events after a held chunk wait so the order is kept.
+// chunks is still seen whole; events after a held chunk wait so the order is kept. A chunk
+// with `append: false` starts a new version of its artifact: the chunks held before it are
+// checked as they stand first, so every chunk sent was part of a checked whole.
 
 import type { Readable } from 'node:stream'
 import type { EventContext, Json, JsonObject } from '../../core/index.js'
 import type { A2aChecks } from './checks.js'
 import type { A2aLimits } from './limits.js'
-import { isObject, type RpcId, responseKind, type Target } from './payload.js'
+import type { A2aOperation } from './methods.js'
+import { type Caller, isObject, type RpcId, responseKind, type Target } from './payload.js'
 import { type SseEvent, SseParser } from './sse.js'
 import { type Refusal, refusedBy, upstreamFailure } from './wire.js'
 
@@ -37,7 +40,8 @@ export interface RelayOptions {
   checks: A2aChecks
   context: EventContext
   target: Target
-  method: string
+  /** The call: its method name, operation and caller (whose tenant the stream's tasks are bound to). */
+  call: { method: string; operation: A2aOperation; caller: Caller }
   /** The JSON-RPC id of the call, for the response each event is seen in. */
   id: RpcId
   limits: A2aLimits
@@ -50,7 +54,8 @@ export interface RelayOptions {
 
 interface HeldEvent {
   result: Json
-  artifactKey?: string
+  /** The artifact this chunk belongs to (as held: one version, checked as a whole). */
+  artifact?: PendingArtifact
 }
 
 interface PendingArtifact {
@@ -92,7 +97,7 @@ export async function relayStream(options: RelayOptions): Promise<void> {
   options.clientGone.addEventListener('abort', onGone, { once: true })
 
   const respond = (result: Json) =>
-    options.checks.response(options.method, options.id, result, options.context, options.target)
+    options.checks.response(options.call, options.id, result, options.context, options.target)
 
   const check = async (result: Json): Promise<boolean> => {
     const checked = await respond(result)
@@ -108,11 +113,11 @@ export async function relayStream(options: RelayOptions): Promise<void> {
   const release = async (): Promise<boolean> => {
     const events = held.splice(0)
     for (const event of events) {
-      if (event.artifactKey === undefined) {
+      const artifact = event.artifact
+      if (artifact === undefined) {
         if (!(await check(event.result))) return false
         continue
       }
-      const artifact = pending.get(event.artifactKey) as PendingArtifact
       if (artifact.replacement === undefined) sink.write(event.result)
       else if (!artifact.sent) {
         artifact.sent = true
@@ -148,12 +153,16 @@ export async function relayStream(options: RelayOptions): Promise<void> {
     const artifactObject = isObject(inner.artifact) ? inner.artifact : {}
     const key = `${String(inner.taskId ?? '')}/${String(artifactObject.artifactId ?? '')}`
     let artifact = pending.get(key)
+    if (artifact && !artifact.complete && inner.append !== true) {
+      // A chunk that replaces the artifact: what was held so far is checked as it stands (it
+      // is sent as it came), and the new version is held on its own.
+      if (!(await checkArtifact(artifact))) return false
+    }
     if (!artifact || artifact.complete) {
       artifact = { first: result as JsonObject, inner, parts: [], bytes: 0, complete: false }
       pending.set(key, artifact)
     }
     const parts = Array.isArray(artifactObject.parts) ? artifactObject.parts : []
-    if (inner.append !== true) artifact.parts = []
     artifact.parts.push(...parts)
     artifact.bytes += JSON.stringify(parts).length
     if (artifact.bytes > limits.maxBufferBytes) {
@@ -164,7 +173,7 @@ export async function relayStream(options: RelayOptions): Promise<void> {
       )
       return false
     }
-    held.push({ result, artifactKey: key })
+    held.push({ result, artifact })
     if (inner.lastChunk !== true) return true
     if (!(await checkArtifact(artifact))) return false
     if ([...pending.values()].every((a) => a.complete)) return release()
