@@ -13,13 +13,14 @@ import { openStore, redactLocation, resolveDatabaseLocation } from '../store/ind
 import { parseArgs } from './args.js'
 import type { CliIo } from './io.js'
 
-const HELP = `usage: warden audit verify --session ID [--expect-head HASH] [--expect-count N]
+const HELP = `usage: warden audit verify --session ID [--tenant T] [--expect-head HASH] [--expect-count N]
                           [--db URL] [--config warden.yaml]
 
 Recomputes the ACS session chain (entry_hash = SHA-256(JCS(entry) || previous_hash)) and
 checks every entry's decision against its audit record; a missing record fails. With
 --expect-head (the last chain_hash the agent received) and --expect-count (the entries it
-expects), a chain that was truncated, extended or recomputed fails too. Exit 0 when intact,
+expects), a chain that was truncated, extended or recomputed fails too. Sessions are kept
+per tenant: --tenant names the session's tenant (none for requests without one). Exit 0 when intact,
 2 when the record was altered (naming the first entry that does not verify), 1 on error.
 
 example:
@@ -76,6 +77,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   let values: {
     session?: string
+    tenant?: string
     db?: string
     config?: string
     help?: boolean
@@ -87,6 +89,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       args: rest,
       options: {
         session: { type: 'string' },
+        tenant: { type: 'string' },
         db: { type: 'string' },
         config: { type: 'string' },
         'expect-head': { type: 'string' },
@@ -130,7 +133,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   try {
     store = await openStore(location, { cwd: io.cwd })
     ledger.current = openAcsLedger(location)
-    const entries = await ledger.current.entries(values.session)
+    const entries = await ledger.current.entries({ tenant: values.tenant ?? '', session: values.session })
     if (entries.length === 0) {
       io.stderr(
         `warden audit verify: no ACS chain for session ${values.session} in ${redactLocation(location)}\n`,

@@ -1,6 +1,7 @@
 // The ACS ledger on the store's database (SQLite or PostgreSQL): request ids and nonces
 // remembered across instances, and each session's chain appended under the primary key
-// (session, seq), so two instances racing for the same head cannot both append.
+// (tenant, session, seq), so two instances racing for the same head cannot both append and
+// no tenant's session reaches another's.
 
 import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
@@ -9,6 +10,7 @@ import type { AcsLedger, ChainEntry } from '../protocols/acs/index.js'
 
 interface AcsTables {
   acs_chain: {
+    tenant_id: string
     session_id: string
     seq: number
     entry_id: string
@@ -71,21 +73,23 @@ export function acsLedgerOn(db: Kysely<AcsTables>): AcsLedger {
         .executeTakeFirst()
       return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1
     },
-    async head(sessionId) {
+    async head(ref) {
       const row = await db
         .selectFrom('acs_chain')
         .select('chain_hash')
-        .where('session_id', '=', sessionId)
+        .where('tenant_id', '=', ref.tenant)
+        .where('session_id', '=', ref.session)
         .orderBy('seq', 'desc')
         .limit(1)
         .executeTakeFirst()
       return row?.chain_hash ?? null
     },
-    async append(sessionId, entry) {
+    async append(ref, entry) {
       const last = await db
         .selectFrom('acs_chain')
         .select(['seq', 'chain_hash'])
-        .where('session_id', '=', sessionId)
+        .where('tenant_id', '=', ref.tenant)
+        .where('session_id', '=', ref.session)
         .orderBy('seq', 'desc')
         .limit(1)
         .executeTakeFirst()
@@ -94,7 +98,8 @@ export function acsLedgerOn(db: Kysely<AcsTables>): AcsLedger {
         await db
           .insertInto('acs_chain')
           .values({
-            session_id: sessionId,
+            tenant_id: ref.tenant,
+            session_id: ref.session,
             seq: (last?.seq ?? 0) + 1,
             entry_id: entry.entry_id,
             decision_id: entry.decision_id,
@@ -110,11 +115,12 @@ export function acsLedgerOn(db: Kysely<AcsTables>): AcsLedger {
         throw error
       }
     },
-    async entries(sessionId) {
+    async entries(ref) {
       const rows = await db
         .selectFrom('acs_chain')
         .select('entry')
-        .where('session_id', '=', sessionId)
+        .where('tenant_id', '=', ref.tenant)
+        .where('session_id', '=', ref.session)
         .orderBy('seq', 'asc')
         .execute()
       return rows.map((row) => JSON.parse(row.entry) as ChainEntry)

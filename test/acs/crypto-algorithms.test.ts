@@ -55,7 +55,11 @@ describe.each(ASYMMETRIC_ALGORITHMS)('ACS-Crypto with %s', (algorithm) => {
   it('negotiates the algorithm, and signs and verifies both ways', async () => {
     const sessionId = randomUUID()
     const hello = await g.post(
-      clientHello(sessionId, { signature_algorithms_supported: [algorithm] }, { signer: agentSigner() }),
+      clientHello(
+        sessionId,
+        { signature_algorithms_supported: [algorithm] },
+        { signer: agentSigner(), agentId: id('agent', algorithm) },
+      ),
     )
     expect(hello.body.result.selected_signature_algorithm).toBe(algorithm)
     expect(hello.body.result.signature_algorithms_supported).toContain(algorithm)
@@ -63,7 +67,11 @@ describe.each(ASYMMETRIC_ALGORITHMS)('ACS-Crypto with %s', (algorithm) => {
     expect(responseVerifies(hello.body, guardianKey())).toBe(true)
 
     const answer = await g.post(
-      acsRequest('steps/toolCallRequest', TOOL, { sessionId, signer: agentSigner() }),
+      acsRequest('steps/toolCallRequest', TOOL, {
+        sessionId,
+        signer: agentSigner(),
+        agentId: id('agent', algorithm),
+      }),
     )
     expect(answer.body.result.decision).toBe('allow')
     expect(answer.body.result.signature).toMatchObject({ algorithm, key_id: id('guardian', algorithm) })
@@ -79,16 +87,39 @@ describe.each(ASYMMETRIC_ALGORITHMS)('ACS-Crypto with %s', (algorithm) => {
   it('refuses a request signed by another key under the agent key id (-32004)', async () => {
     const sessionId = randomUUID()
     await g.post(
-      clientHello(sessionId, { signature_algorithms_supported: [algorithm] }, { signer: agentSigner() }),
+      clientHello(
+        sessionId,
+        { signature_algorithms_supported: [algorithm] },
+        { signer: agentSigner(), agentId: id('agent', algorithm) },
+      ),
     )
     const impostor = signingKey(
       id('agent', algorithm),
       algorithm,
       generateSigningKeyPair(algorithm).privateKey,
     )
-    const forged = await g.post(acsRequest('steps/toolCallRequest', TOOL, { sessionId, signer: impostor }))
+    const forged = await g.post(
+      acsRequest('steps/toolCallRequest', TOOL, {
+        sessionId,
+        signer: impostor,
+        agentId: id('agent', algorithm),
+      }),
+    )
     expect(forged.body.error.code).toBe(-32004)
     expect(forged.body.error.message).toMatch(new RegExp(`${algorithm} signature does not verify`))
+  })
+
+  it("refuses a request signed with one agent's key that claims to be another agent (-32004)", async () => {
+    const sessionId = randomUUID()
+    const own = { signer: agentSigner(), agentId: id('agent', algorithm) }
+    expect((await g.post(clientHello(sessionId, {}, own))).body.result).toBeDefined()
+    const claimed = await g.post(
+      acsRequest('steps/toolCallRequest', TOOL, { sessionId, signer: agentSigner(), agentId: 'agent-7' }),
+    )
+    expect(claimed.body.error?.code, JSON.stringify(claimed.body)).toBe(-32004)
+    expect(claimed.body.error.message).toContain(`belongs to agent "${id('agent', algorithm)}"`)
+    const hello = await g.post(clientHello(randomUUID(), {}, { signer: agentSigner(), agentId: 'agent-7' }))
+    expect(hello.body.error?.code).toBe(-32004)
   })
 })
 
@@ -136,13 +167,16 @@ describe('ACS-Crypto configuration', () => {
           { id: 'g-pq', algorithm: 'ML-DSA-65', privateKey: 'env:PQ_SEED' },
           { id: 'g-ec', algorithm: 'ECDSA-P256', privateKey: 'env:EC_PRIVATE' },
         ],
-        agentKeys: [{ id: 'a-ed', algorithm: 'Ed25519', publicKey: PAIRS.Ed25519.agent.publicKey }],
+        agentKeys: [
+          { id: 'a-ed', algorithm: 'Ed25519', publicKey: PAIRS.Ed25519.agent.publicKey, agent: 'agent-7' },
+        ],
       },
       undefined,
       env,
     )
     expect(settings.signingKeys.map((k) => k.algorithm)).toEqual(['ML-DSA-65', 'ECDSA-P256'])
     expect(settings.requireSignatures).toBe(true)
+    expect(settings.agentKeys[0]?.agent).toBe('agent-7')
     expect(() =>
       resolveAcsSettings(
         { signingKeys: [{ id: 'g-ed', algorithm: 'Ed25519', privateKey: 'env:EC_PRIVATE' }] },

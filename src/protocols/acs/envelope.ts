@@ -22,6 +22,8 @@ export interface AcsRequest {
   requestHash?: string
   /** The algorithm the session's answers are signed with, as negotiated at handshake. */
   answerAlgorithm?: string
+  /** The tenant the request acts for (the caller's, else the `tenant_id` it names); set once checked. */
+  tenant?: string
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

@@ -59,9 +59,9 @@ export function boundedLedger(ledger: AcsLedger, timeoutMs: number): AcsLedger {
   return {
     remember: (key, expiresAt, now) =>
       bounded('replay memory', timeoutMs, () => ledger.remember(key, expiresAt, now)),
-    head: (sessionId) => bounded('session chain', timeoutMs, () => ledger.head(sessionId)),
-    append: (sessionId, entry) => bounded('session chain', timeoutMs, () => ledger.append(sessionId, entry)),
-    entries: (sessionId) => bounded('session chain', timeoutMs, () => ledger.entries(sessionId)),
+    head: (ref) => bounded('session chain', timeoutMs, () => ledger.head(ref)),
+    append: (ref, entry) => bounded('session chain', timeoutMs, () => ledger.append(ref, entry)),
+    entries: (ref) => bounded('session chain', timeoutMs, () => ledger.entries(ref)),
   }
 }
 

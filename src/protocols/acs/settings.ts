@@ -56,6 +56,8 @@ const agentKeySchema = z
     algorithm: algorithmSchema,
     /** PEM SPKI (ECDSA-P256, Ed25519) or the base64 public key (ML-DSA-65), or env:NAME. */
     publicKey: z.string().min(1).max(16_384),
+    /** The agent_id the key belongs to (default: the key's id); it signs for no other agent. */
+    agent: z.string().min(1).max(256).optional(),
   })
   .strict()
 
@@ -85,6 +87,12 @@ export const acsSettingsSchema = z
   .strict()
 
 export type AcsSettingsInput = z.infer<typeof acsSettingsSchema>
+
+/** An Observed Agent's public key, bound to the one agent it signs for. */
+export interface AgentKey extends VerifyingKey {
+  /** The agent_id a request signed with it must claim (default: the key's id). */
+  agent?: string
+}
 
 /** A verification key: its id, its material, and when it stops verifying. */
 export interface AcsKey {
@@ -116,7 +124,7 @@ export interface AcsSettings {
   /** The Guardian's asymmetric keys, in order of preference, for signing its answers. */
   signingKeys: SigningKey[]
   /** Observed Agents' public keys, for verifying their asymmetrically signed requests. */
-  agentKeys: VerifyingKey[]
+  agentKeys: AgentKey[]
 }
 
 export const ACS_DEFAULTS = {
@@ -176,7 +184,8 @@ export function resolveAcsSettings(
   const agentKeys = (input.agentKeys ?? []).map((key) => {
     const where = `acs.agentKeys ${key.id}`
     const material = opened(where, key.publicKey)
-    return built(where, () => verifyingKey(key.id, key.algorithm, material))
+    const verifying = built(where, () => verifyingKey(key.id, key.algorithm, material))
+    return key.agent === undefined ? verifying : { ...verifying, agent: key.agent }
   })
   const keys: AcsKey[] = (input.keys ?? []).map((key) => {
     const secret = opened(`acs.keys ${key.id}`, key.secret)
