@@ -224,6 +224,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     recorded: string,
     intent?: IbacStep,
   ): Promise<void> | undefined {
+    let chainedDecision = recorded
     if (request.chainHash !== undefined && request.chainHash !== head && result.decision !== 'deny') {
       result.decision = 'deny'
       result.reasoning = `the chain_hash sent (${request.chainHash.slice(0, 12)}…) is not this session's head (${head?.slice(0, 12) ?? 'none'}); re-fetch session state`
@@ -231,6 +232,8 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       delete result.modifications
       delete result.defer_details
       if (recorded !== 'deny') {
+        // The audit record is corrected to this deny, so the chain entry records it too.
+        chainedDecision = 'deny'
         options.onAnswerChanged?.({
           id: decisionId,
           decision: 'deny',
@@ -245,7 +248,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       request_hash: request.requestHash ?? sha256Hex(jcsWithout(request.params, 'signature')),
       decision: String(result.decision),
       decision_id: decisionId,
-      recorded_decision: recorded,
+      recorded_decision: chainedDecision,
     }
     if (intent && Object.keys(intent.entryFields).length > 0) step.fields = intent.entryFields
     const extension = intent && result.decision !== 'deny' ? ibac.extensionEntry(intent) : undefined
