@@ -33,10 +33,11 @@ export interface SqlAcsLedger extends AcsLedger {
  * @param location a postgres:// URL or a SQLite file path, as for the store.
  */
 export function openAcsLedger(location: string): SqlAcsLedger {
-  const db = /^postgres(ql)?:\/\//i.test(location)
+  const postgres = /^postgres(ql)?:\/\//i.test(location)
+  const db = postgres
     ? new Kysely<AcsTables>({ dialect: new PostgresDialect({ pool: postgresPool(location) }) })
     : new Kysely<AcsTables>({ dialect: new SqliteDialect({ database: sqliteFile(location) }) })
-  return { ...acsLedgerOn(db), close: () => db.destroy() }
+  return { ...acsLedgerOn(db), database: postgres ? 'PostgreSQL' : 'SQLite', close: () => db.destroy() }
 }
 
 /** A pool whose lost connections are reported to the query that uses them, never thrown. */

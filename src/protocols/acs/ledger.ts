@@ -41,6 +41,8 @@ export interface ChainEntry {
 
 /** Replay memory and session chains. */
 export interface AcsLedger {
+  /** The database the ledger is kept in ("PostgreSQL", "SQLite"), named in outage answers. */
+  readonly database?: string
   /**
    * Remembers `key` (a request id or nonce, already scoped by session) until `expiresAt`.
    * @returns false when it was already remembered and has not expired (a replay).
