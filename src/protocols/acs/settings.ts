@@ -21,6 +21,9 @@ import {
   traceSettingsSchema,
 } from './approver-settings.js'
 import { DEFAULT_KEY_DERIVATION, type KeyDerivation } from './crypto.js'
+import { KEY_FORMS, keyBytes, type SecretOpener } from './key-material.js'
+
+export type { SecretOpener }
 
 const keySchema = z
   .object({
@@ -28,7 +31,7 @@ const keySchema = z
     secret: z
       .string()
       .min(1)
-      .regex(/^(wsec:v1:|env:)/, 'must be a sealed secret (wsec:v1:…, see `warden secrets`) or env:NAME'),
+      .regex(/^(wsec:v1:|env:|file:)/, `must be ${KEY_FORMS}`),
     /** After this time the key no longer verifies (the end of a rotation window). */
     notAfter: z.iso.datetime({ offset: true }).optional(),
   })
@@ -134,11 +137,6 @@ export const ACS_DEFAULTS = {
   deferTimeoutMs: 60_000,
 } as const
 
-/** Opens sealed values (the secret store's box). */
-export interface SecretOpener {
-  open(sealed: string): string
-}
-
 /**
  * Checks `acs:` and opens its keys.
  * @throws WardenError `invalid-config` naming the field, or the missing secret.
@@ -188,10 +186,9 @@ export function resolveAcsSettings(
     return key.agent === undefined ? verifying : { ...verifying, agent: key.agent }
   })
   const keys: AcsKey[] = (input.keys ?? []).map((key) => {
-    const secret = opened(`acs.keys ${key.id}`, key.secret)
     return {
       id: key.id,
-      material: Buffer.from(secret, 'utf8'),
+      material: keyBytes(`acs.keys ${key.id}`, key.secret, secrets, env),
       ...(key.notAfter ? { notAfter: Date.parse(key.notAfter) } : {}),
     }
   })
