@@ -1,8 +1,7 @@
 // The ACS migrations. 0004_acs: the session chains (one row per ContextEntry, its hash and
 // the decision it records) and the replay memory of request ids and nonces, shared by every
 // instance on the same database. 0012_acs_tenant_sessions: chains keyed by tenant and
-// session (existing rows take the tenant of the decision they record), and the session
-// state every instance of a cluster shares (handshakes, Intents, ASKs, deferral counts).
+// session (existing rows take the tenant of the decision they record).
 
 import { type Kysely, type Migration, sql } from 'kysely'
 
@@ -54,7 +53,7 @@ async function createChainTable(db: Kysely<unknown>, name: string): Promise<void
  * Keys `acs_chain` by tenant and session: the table is rebuilt with `tenant_id` in its
  * primary key, each existing row taking the tenant of the audit record it chains ('' when
  * the record is gone). Replay keys already name the tenant from this release on; the old
- * ones expire within the timestamp window. Adds `acs_session_state`.
+ * ones expire within the timestamp window.
  */
 export function acsTenantMigration(): Migration {
   return {
@@ -67,21 +66,6 @@ export function acsTenantMigration(): Migration {
       await db.schema.dropTable('acs_chain').execute()
       await db.schema.alterTable('acs_chain_t').renameTo('acs_chain').execute()
       await db.schema.createIndex('acs_chain_decision_t').on('acs_chain').columns(['decision_id']).execute()
-      await db.schema
-        .createTable('acs_session_state')
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('session_id', 'text', (c) => c.notNull())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('value', 'text', (c) => c.notNull())
-        .addColumn('updated_at', 'bigint', (c) => c.notNull())
-        .addPrimaryKeyConstraint('acs_session_state_pk', ['tenant_id', 'session_id', 'kind', 'name'])
-        .execute()
-      await db.schema
-        .createIndex('acs_session_state_updated')
-        .on('acs_session_state')
-        .columns(['updated_at'])
-        .execute()
     },
   }
 }

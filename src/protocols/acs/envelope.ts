@@ -4,7 +4,7 @@
 
 import type { JsonObject } from '../../core/index.js'
 import { ACS_ERRORS, AcsError } from './errors.js'
-import { sameMajor } from './handshake.js'
+import { sameMajor } from './version.js'
 
 /** A checked ACS hook request. */
 export interface AcsRequest {

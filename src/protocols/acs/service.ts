@@ -11,7 +11,7 @@ import { sha256Hex, signEnvelopeWith } from './crypto.js'
 import { decisionResult, deferReason } from './decisions.js'
 import { type AcsRequest, checkEnvelope, checkShell } from './envelope.js'
 import { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
-import { ACS_VERSION, type AcsTransport } from './handshake.js'
+import type { AcsTransport } from './handshake.js'
 import { appendAfter, createIbac, type IbacStep } from './ibac.js'
 import { jcsWithout } from './jcs.js'
 import {
@@ -32,6 +32,7 @@ import { createHandshakes, rememberBounded, tenantOf } from './sessions.js'
 import { type AcsSettings, settingsWith } from './settings.js'
 import { createSignatureCheck } from './signatures.js'
 import { createTraceEmitter } from './trace.js'
+import { ACS_VERSION } from './version.js'
 
 /** Settings of the ACS service; every one but the engine has a default. */
 export interface AcsServiceOptions {
