@@ -7,7 +7,7 @@ import { resolve } from 'node:path'
 import {
   createAcsService,
   encodeFrame,
-  FrameError,
+  type FrameError,
   FrameReader,
   resolveAcsSettings,
 } from '../protocols/acs/index.js'
@@ -33,6 +33,23 @@ const MAX_FRAME = 1024 * 1024
 export interface FrameStreams {
   input: AsyncIterable<Uint8Array>
   write(bytes: Uint8Array): void
+}
+
+/** Answers a framing error -32700 (the stream cannot be read on) and says why: exit 1. */
+function framingFailed(error: FrameError, write: (bytes: Uint8Array) => void, io: CliIo): number {
+  write(
+    encodeFrame({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32700,
+        message: error.message,
+        data: { reason: 'parse_error', message: error.message },
+      },
+    }),
+  )
+  io.stderr(`warden acs: ${error.message}\n`)
+  return 1
 }
 
 /** Runs the command; exits when stdin ends (0) or on a framing error (1). */
@@ -85,25 +102,12 @@ export async function run(args: string[], io: CliIo, streams?: FrameStreams): Pr
   const reader = new FrameReader(MAX_FRAME)
   try {
     for await (const chunk of input) {
-      // Frames are answered in order, one at a time, as the stdio transport expects.
+      // Frames are answered in order, one at a time, as the stdio transport expects; every
+      // well-formed frame before a bad one is answered before the stream is given up.
       for (const body of reader.push(chunk)) write(encodeFrame(await service.handleBody(body)))
+      if (reader.failure) return framingFailed(reader.failure, write, io)
     }
     return 0
-  } catch (error) {
-    if (!(error instanceof FrameError)) throw error
-    write(
-      encodeFrame({
-        jsonrpc: '2.0',
-        id: null,
-        error: {
-          code: -32700,
-          message: error.message,
-          data: { reason: 'parse_error', message: error.message },
-        },
-      }),
-    )
-    io.stderr(`warden acs: ${error.message}\n`)
-    return 1
   } finally {
     await engine.close()
   }

@@ -2,7 +2,8 @@
 // (§8.2), checks each entry against the audit record of its decision (a record that is
 // missing or says otherwise fails, naming the entry), and, given the head and the count the
 // agent recorded (--expect-head, --expect-count), catches a chain truncated or recomputed
-// after the fact. Exit 0 intact, 2 altered, 1 error.
+// after the fact. Every problem is reported, not only the first. Exit 0 intact, 2 altered,
+// 1 error.
 
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -13,14 +14,16 @@ import { openStore, redactLocation, resolveDatabaseLocation } from '../store/ind
 import { parseArgs } from './args.js'
 import type { CliIo } from './io.js'
 
-const HELP = `usage: warden audit verify --session ID [--expect-head HASH] [--expect-count N]
+const HELP = `usage: warden audit verify --session ID [--tenant T] [--expect-head HASH] [--expect-count N]
                           [--db URL] [--config warden.yaml]
 
 Recomputes the ACS session chain (entry_hash = SHA-256(JCS(entry) || previous_hash)) and
 checks every entry's decision against its audit record; a missing record fails. With
 --expect-head (the last chain_hash the agent received) and --expect-count (the entries it
-expects), a chain that was truncated, extended or recomputed fails too. Exit 0 when intact,
-2 when the record was altered (naming the first entry that does not verify), 1 on error.
+expects), a chain that was truncated, extended or recomputed fails too. Sessions are kept
+per tenant: --tenant names the session's tenant (none for requests without one). Sessions are kept
+per tenant: --tenant names the session's tenant (none for requests without one). Exit 0 when intact,
+2 when the record was altered (naming every entry that does not verify), 1 on error.
 
 example:
   warden audit verify --session 7c0e9f1a-2b1d-4c55-9a0e-3f1f0c1d2e3f --db .warden/warden.db
@@ -76,6 +79,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   let values: {
     session?: string
+    tenant?: string
     db?: string
     config?: string
     help?: boolean
@@ -87,6 +91,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       args: rest,
       options: {
         session: { type: 'string' },
+        tenant: { type: 'string' },
         db: { type: 'string' },
         config: { type: 'string' },
         'expect-head': { type: 'string' },
@@ -130,7 +135,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   try {
     store = await openStore(location, { cwd: io.cwd })
     ledger.current = openAcsLedger(location)
-    const entries = await ledger.current.entries(values.session)
+    const entries = await ledger.current.entries({ tenant: values.tenant ?? '', session: values.session })
     if (entries.length === 0) {
       io.stderr(
         `warden audit verify: no ACS chain for session ${values.session} in ${redactLocation(location)}\n`,
@@ -138,30 +143,28 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return 1
     }
     const verdict = verifyChain(entries)
-    if (!verdict.ok) {
-      io.stdout(`ALTERED: session ${values.session}, ${verdict.problem} (entry ${verdict.entryId})\n`)
-      return 2
-    }
+    const problems = verdict.ok ? [] : verdict.problems.map((p) => `${p.problem} (entry ${p.entryId})`)
     const short = expectationProblem(entries, verdict.head, expected)
-    if (short) {
-      io.stdout(`ALTERED: session ${values.session}, ${short}\n`)
-      return 2
-    }
+    if (short) problems.push(short)
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i] as (typeof entries)[number]
       const recorded = await store.getDecision(entry.decision_id)
       if (!recorded) {
-        io.stdout(
-          `ALTERED: session ${values.session}, entry ${i + 1} (${entry.step_type}, step ${entry.step_id}) chained decision "${entry.recorded_decision}" but its audit record ${entry.decision_id} is missing\n`,
+        problems.push(
+          `entry ${i + 1} (${entry.step_type}, step ${entry.step_id}) chained decision "${entry.recorded_decision}" but its audit record ${entry.decision_id} is missing`,
         )
-        return 2
-      }
-      if (recorded.decision !== entry.recorded_decision) {
-        io.stdout(
-          `ALTERED: session ${values.session}, entry ${i + 1} (${entry.step_type}) chained decision "${entry.recorded_decision}" but audit record ${entry.decision_id} now says "${recorded.decision}"\n`,
+      } else if (recorded.decision !== entry.recorded_decision) {
+        problems.push(
+          `entry ${i + 1} (${entry.step_type}) chained decision "${entry.recorded_decision}" but audit record ${entry.decision_id} now says "${recorded.decision}"`,
         )
-        return 2
       }
+    }
+    if (problems.length > 0) {
+      for (const problem of problems) io.stdout(`ALTERED: session ${values.session}, ${problem}\n`)
+      io.stdout(
+        `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${entries.length} entries\n`,
+      )
+      return 2
     }
     io.stdout(`OK: session ${values.session}: ${entries.length} entries verify; head ${verdict.head}\n`)
     return 0

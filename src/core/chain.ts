@@ -253,6 +253,13 @@ function* chainSteps(
     trace.durationMs = microseconds(lastEnd - hookStart)
     trace.outcome = verdict.type
     if (verdict.reason !== undefined) trace.reason = verdict.reason
+    // A handler's own fail-open (a remote Guardian's onDecisionFailure: proceed) is a failure.
+    if (
+      verdict.type === 'allow' &&
+      trace.error === undefined &&
+      verdict.reasonCode?.[0] === 'decision_failure'
+    )
+      trace.error = { kind: 'error', message: verdict.reason ?? 'decision failure' }
     if (verdict.explicitAllow === true) trace.explicitAllow = true
     if (verdict.redact) trace.redact = verdict.redact
     result.trace.push(trace)

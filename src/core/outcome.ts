@@ -55,6 +55,8 @@ export function compose(result: ChainResult): DecisionCore {
   }
   let ran = 0
   for (const t of result.trace) if (t.outcome !== 'skipped') ran++
+  const failedOpen = failedOpenAllow(result.trace)
+  if (failedOpen) return core(result, 'allow', failedOpen.reason, failedOpen.reasonCode)
   const reason =
     ran === 0
       ? 'no hook applied to this event'
@@ -62,6 +64,29 @@ export function compose(result: ChainResult): DecisionCore {
         ? 'allowed: 1 hook raised no objection'
         : `allowed: ${ran} hooks raised no objection`
   return core(result, 'allow', reason, [])
+}
+
+/**
+ * The reason of an allow that a failed hook let through (its onTimeout / onError allow, or a
+ * remote Guardian's onDecisionFailure: proceed), so the decision itself says it failed open.
+ */
+function failedOpenAllow(trace: readonly HookTrace[]): { reason: string; reasonCode: string[] } | undefined {
+  let reasons: string[] | undefined
+  let hooks: string[] | undefined
+  for (const t of trace) {
+    if (t.outcome !== 'allow' || !t.error || t.shadow) continue
+    reasons ??= []
+    hooks ??= []
+    reasons.push(
+      `hook "${t.hook}" failed (${t.error.kind}: ${t.error.message.slice(0, 300)}) and its failure policy allows`,
+    )
+    hooks.push(t.policy?.id ?? t.hook)
+  }
+  if (!reasons || !hooks) return undefined
+  return {
+    reason: `allowed, failing open: ${reasons.join('; ')}`,
+    reasonCode: ['decision_failure', ...hooks],
+  }
 }
 
 /** Builds a decision core field by field (object spread is a slow path in V8 here). */

@@ -21,13 +21,18 @@ const KEY_BYTES = 32
 
 /** Seals and opens secret values with one key. */
 export interface SecretBox {
-  /** Encrypts a value; each call uses a fresh IV, so equal values seal differently. */
-  seal(plain: string): string
+  /** Encrypts a value (text as UTF-8, or bytes); each call uses a fresh IV, so equal values seal differently. */
+  seal(plain: string | Uint8Array): string
   /**
-   * Decrypts a sealed value.
+   * Decrypts a sealed value as UTF-8 text.
    * @throws SecretError `not-sealed` or `wrong-key`, never echoing the value.
    */
   open(sealed: string): string
+  /**
+   * Decrypts a sealed value as the bytes sealed (binary keys: any byte, 0x00 and ≥ 0x80 too).
+   * @throws SecretError `not-sealed` or `wrong-key`, never echoing the value.
+   */
+  openBytes(sealed: string): Buffer
   /** Where the key came from: `env` or the key file's path. */
   readonly keySource: string
 }
@@ -139,37 +144,40 @@ export function createSecretBox(options: SecretBoxOptions = {}): SecretBox {
     key = loadOrCreateKeyFile(path)
     keySource = path
   }
+  const openBytes = (sealed: string): Buffer => {
+    if (!isSealed(sealed)) {
+      throw new SecretError(
+        'not-sealed',
+        `the value is not a sealed secret (sealed values start with "${SEALED_PREFIX}")`,
+      )
+    }
+    const raw = Buffer.from(sealed.slice(SEALED_PREFIX.length), 'base64url')
+    if (raw.length < IV_BYTES + TAG_BYTES)
+      throw new SecretError('not-sealed', 'the sealed value is truncated')
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES))
+    decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES))
+    try {
+      return Buffer.concat([
+        decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)),
+        decipher.final(),
+      ])
+    } catch {
+      throw new SecretError(
+        'wrong-key',
+        `a sealed secret could not be opened: it was sealed with another key or altered (key from ${keySource === 'env' ? SECRET_KEY_ENV : keySource})`,
+      )
+    }
+  }
   return {
     keySource,
     seal(plain) {
       const iv = randomBytes(IV_BYTES)
       const cipher = createCipheriv('aes-256-gcm', key, iv)
-      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()])
+      const bytes = typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain
+      const data = Buffer.concat([cipher.update(bytes), cipher.final()])
       return SEALED_PREFIX + Buffer.concat([iv, data, cipher.getAuthTag()]).toString('base64url')
     },
-    open(sealed) {
-      if (!isSealed(sealed)) {
-        throw new SecretError(
-          'not-sealed',
-          `the value is not a sealed secret (sealed values start with "${SEALED_PREFIX}")`,
-        )
-      }
-      const raw = Buffer.from(sealed.slice(SEALED_PREFIX.length), 'base64url')
-      if (raw.length < IV_BYTES + TAG_BYTES)
-        throw new SecretError('not-sealed', 'the sealed value is truncated')
-      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES))
-      decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES))
-      try {
-        return Buffer.concat([
-          decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)),
-          decipher.final(),
-        ]).toString('utf8')
-      } catch {
-        throw new SecretError(
-          'wrong-key',
-          `a sealed secret could not be opened: it was sealed with another key or altered (key from ${keySource === 'env' ? SECRET_KEY_ENV : keySource})`,
-        )
-      }
-    },
+    open: (sealed) => openBytes(sealed).toString('utf8'),
+    openBytes,
   }
 }

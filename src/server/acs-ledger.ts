@@ -1,6 +1,7 @@
 // The ACS ledger on the store's database (SQLite or PostgreSQL): request ids and nonces
 // remembered across instances, and each session's chain appended under the primary key
-// (session, seq), so two instances racing for the same head cannot both append.
+// (tenant, session, seq), so two instances racing for the same head cannot both append and
+// no tenant's session reaches another's.
 
 import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
@@ -9,6 +10,7 @@ import type { AcsLedger, ChainEntry } from '../protocols/acs/index.js'
 
 interface AcsTables {
   acs_chain: {
+    tenant_id: string
     session_id: string
     seq: number
     entry_id: string
@@ -31,10 +33,11 @@ export interface SqlAcsLedger extends AcsLedger {
  * @param location a postgres:// URL or a SQLite file path, as for the store.
  */
 export function openAcsLedger(location: string): SqlAcsLedger {
-  const db = /^postgres(ql)?:\/\//i.test(location)
+  const postgres = /^postgres(ql)?:\/\//i.test(location)
+  const db = postgres
     ? new Kysely<AcsTables>({ dialect: new PostgresDialect({ pool: postgresPool(location) }) })
     : new Kysely<AcsTables>({ dialect: new SqliteDialect({ database: sqliteFile(location) }) })
-  return { ...acsLedgerOn(db), close: () => db.destroy() }
+  return { ...acsLedgerOn(db), database: postgres ? 'PostgreSQL' : 'SQLite', close: () => db.destroy() }
 }
 
 /** A pool whose lost connections are reported to the query that uses them, never thrown. */
@@ -71,21 +74,23 @@ export function acsLedgerOn(db: Kysely<AcsTables>): AcsLedger {
         .executeTakeFirst()
       return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1
     },
-    async head(sessionId) {
+    async head(ref) {
       const row = await db
         .selectFrom('acs_chain')
         .select('chain_hash')
-        .where('session_id', '=', sessionId)
+        .where('tenant_id', '=', ref.tenant)
+        .where('session_id', '=', ref.session)
         .orderBy('seq', 'desc')
         .limit(1)
         .executeTakeFirst()
       return row?.chain_hash ?? null
     },
-    async append(sessionId, entry) {
+    async append(ref, entry) {
       const last = await db
         .selectFrom('acs_chain')
         .select(['seq', 'chain_hash'])
-        .where('session_id', '=', sessionId)
+        .where('tenant_id', '=', ref.tenant)
+        .where('session_id', '=', ref.session)
         .orderBy('seq', 'desc')
         .limit(1)
         .executeTakeFirst()
@@ -94,7 +99,8 @@ export function acsLedgerOn(db: Kysely<AcsTables>): AcsLedger {
         await db
           .insertInto('acs_chain')
           .values({
-            session_id: sessionId,
+            tenant_id: ref.tenant,
+            session_id: ref.session,
             seq: (last?.seq ?? 0) + 1,
             entry_id: entry.entry_id,
             decision_id: entry.decision_id,
@@ -110,11 +116,12 @@ export function acsLedgerOn(db: Kysely<AcsTables>): AcsLedger {
         throw error
       }
     },
-    async entries(sessionId) {
+    async entries(ref) {
       const rows = await db
         .selectFrom('acs_chain')
         .select('entry')
-        .where('session_id', '=', sessionId)
+        .where('tenant_id', '=', ref.tenant)
+        .where('session_id', '=', ref.session)
         .orderBy('seq', 'asc')
         .execute()
       return rows.map((row) => JSON.parse(row.entry) as ChainEntry)

@@ -46,7 +46,7 @@ function cliIo() {
 }
 
 /** Runs a short signed session through a Guardian recording to the store; returns its id. */
-async function session(location: string): Promise<string> {
+async function session(location: string, options: { mismatch?: boolean } = {}): Promise<string> {
   const store = await openStore(location, { cwd: dir })
   const writer = createAuditWriter(store, { mode: 'sync' })
   const ledger = openAcsLedger(location)
@@ -60,9 +60,24 @@ async function session(location: string): Promise<string> {
     ],
     recorder: writer,
   })
-  const service = createAcsService({ engine, ledger, settings: settingsWith({ keys: [{ ...KEY }] }) })
+  const service = createAcsService({
+    engine,
+    ledger,
+    settings: settingsWith({ keys: [{ ...KEY }] }),
+    onAnswerChanged: (correction) => writer.correct(correction),
+  })
   const sessionId = randomUUID()
   await service.handle(clientHello(sessionId, {}, { key: KEY }))
+  if (options.mismatch) {
+    // Any agent can send a wrong chain_hash: the step is denied, and record and chain agree.
+    const wrong = acsRequest(
+      'steps/turnStart',
+      {},
+      { sessionId, key: KEY, params: { chain_hash: 'f'.repeat(64) } },
+    )
+    const reply = (await service.handle(wrong)) as { result: JsonObject }
+    expect(reply.result.reason_codes).toEqual(['chain_mismatch'])
+  }
   for (const method of ['steps/sessionStart', 'steps/toolCallRequest', 'steps/sessionEnd']) {
     const payload: JsonObject =
       method === 'steps/toolCallRequest' ? { tool: { id: 'shell' }, arguments: {} } : {}
@@ -176,6 +191,39 @@ describe('§8.2 warden audit verify --session', () => {
     const sessionId = await session(url)
     const ok = cliIo()
     expect(await audit(['verify', '--session', sessionId, '--db', url], ok.io)).toBe(0)
+  })
+
+  it('an untouched chain verifies after a chain_mismatch deny, on SQLite and PostgreSQL; every later problem is reported', async () => {
+    const url = pg?.url
+    if (!url) throw new Error('no PostgreSQL for tests')
+    const file = join(dir, 'acs-mismatch.db')
+    for (const location of [file, url]) {
+      const sessionId = await session(location, { mismatch: true })
+      const ok = cliIo()
+      expect(await audit(['verify', '--session', sessionId, '--db', location], ok.io), ok.out.stdout).toBe(0)
+      expect(ok.out.stdout).toMatch(/^OK: .*5 entries verify/)
+      if (location !== file) continue
+      const db = new BetterSqlite3(file)
+      const rows = db
+        .prepare('select seq, decision_id, entry from acs_chain where session_id = ? order by seq')
+        .all(sessionId) as { seq: number; decision_id: string; entry: string }[]
+      const second = JSON.parse(rows[1]?.entry ?? '{}')
+      second.decision = 'deny'
+      db.prepare('update acs_chain set entry = ? where session_id = ? and seq = ?').run(
+        JSON.stringify(second),
+        sessionId,
+        rows[1]?.seq,
+      )
+      db.prepare("update decisions set decision = 'deny' where id = ?").run(rows[3]?.decision_id)
+      db.close()
+      const altered = cliIo()
+      expect(await audit(['verify', '--session', sessionId, '--db', file], altered.io)).toBe(2)
+      expect(altered.out.stdout).toMatch(/entry 2 .*content was altered/)
+      expect(altered.out.stdout).toMatch(
+        /entry 4 \(steps\/sessionEnd\) chained decision "allow" but audit record .* now says "deny"/,
+      )
+      expect(altered.out.stdout).toMatch(/2 problems in 5 entries/)
+    }
   })
 
   it('says what to fix without --session or for an unknown session', async () => {

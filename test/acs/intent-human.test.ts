@@ -51,7 +51,7 @@ describe('IBAC with the management plane as the approver', () => {
     expect(rejected.result.reason_codes).toEqual(['approver_denied', 'ibac_intent_mismatch'])
     expect(rejected.result.reasoning).toContain('rejected by bob: not on a Friday')
 
-    const entries = (await ledger.entries(sessionId)) as unknown as JsonObject[]
+    const entries = (await ledger.entries({ tenant: '', session: sessionId })) as unknown as JsonObject[]
     const grant = entries.find((e) => e.step_type === 'intent_extension')
     expect(grant).toMatchObject({
       approver: { id: 'alice', type: 'human' },

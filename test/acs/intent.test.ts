@@ -166,7 +166,7 @@ describe('Intent and scope_mode', () => {
     expect(widened.result?.decision, JSON.stringify(widened)).toBe('allow')
     expect((await call(sessionId, 'filesystem.write')).result.decision).toBe('allow')
 
-    const entries = await ledger.entries(sessionId)
+    const entries = await ledger.entries({ tenant: '', session: sessionId })
     expect(verifyChain(entries).ok).toBe(true)
     const extensions = entries.filter((e) => e.step_type === 'intent_extension') as unknown as JsonObject[]
     expect(extensions).toHaveLength(2)

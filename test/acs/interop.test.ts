@@ -7,7 +7,11 @@
 // HKDF written here from HMAC alone, and a Warden Guardian verifies the reference request.
 
 import { createHmac } from 'node:crypto'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { parse as parseYaml } from 'yaml'
 import type { JsonObject } from '../../src/core/index.js'
 import { createEngine } from '../../src/index.js'
 import {
@@ -15,13 +19,16 @@ import {
   createAcsService,
   deriveSessionKey,
   entryHash,
+  hmacMatches,
   hmacSha256,
   jcsWithout,
+  resolveAcsSettings,
   responseSigned,
   settingsWith,
   sha256Hex,
   signedInput,
 } from '../../src/protocols/acs/index.js'
+import { createSecretBox } from '../../src/secrets/index.js'
 
 const IKM = Buffer.from('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', 'hex')
 const SESSION = '5c3f1b8e-9a0d-4c2e-8f4b-2d6a7e9c1b30'
@@ -179,10 +186,59 @@ describe('interop with the ACS reference implementation (agt-go test values)', (
     expect(reply.error, JSON.stringify(reply)).toBeUndefined()
     expect((reply.result as JsonObject).decision).toBe('allow')
     expect(responseSigned(reply, { id: 'k1', material: IKM }, SESSION)).toBe(true)
-    const altered = request()
+    const altered = structuredClone(request())
     ;((altered.params as JsonObject).payload as JsonObject).raw_command = 'rm -rf /'
     const refused = (await service.handle(altered)) as { error?: { code: number } }
     expect(refused.error?.code).toBe(-32004)
     await engine.close()
+  })
+})
+
+describe('interop with agt-go configured as a user would (its raw 32-byte key 00 01 … 1f)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'warden-acs-keys-'))
+  writeFileSync(join(dir, 'agt.key'), IKM)
+  writeFileSync(join(dir, 'agt.hex'), `hex:${IKM.toString('hex')}\n`)
+  const box = createSecretBox({ key: Buffer.alloc(32, 9) })
+  const env = {
+    AGT_HEX: `hex:${IKM.toString('hex')}`,
+    AGT_B64: `base64:${IKM.toString('base64')}`,
+    AGT_SEALED: box.seal(IKM),
+  }
+  const forms: [string, string][] = [
+    ['env: hex:', 'env:AGT_HEX'],
+    ['env: base64:', 'env:AGT_B64'],
+    ['a binary sealed secret (bytes 0x00 and >= 0x80)', box.seal(IKM)],
+    ['a sealed base64: value', box.seal(`base64:${IKM.toString('base64')}`)],
+    ['a raw key file', `file:${join(dir, 'agt.key')}`],
+    ['a hex: key file', `file:${join(dir, 'agt.hex')}`],
+  ]
+
+  it.each(forms)(
+    'from %s: verifies the reference request and answers under the reference session key',
+    async (_form, secret) => {
+      const yaml = `acs:\n  requireHandshake: false\n  keys:\n    - id: k1\n      secret: ${JSON.stringify(secret)}\n`
+      const settings = resolveAcsSettings(parseYaml(yaml).acs, box, env)
+      expect(Buffer.from(settings.keys[0]?.material ?? []).equals(IKM)).toBe(true)
+      const engine = createEngine({ hooks: [] })
+      const service = createAcsService({ engine, settings, now: () => Date.parse('2026-09-19T10:00:30Z') })
+      const reply = (await service.handle(request())) as JsonObject
+      expect(reply.error, JSON.stringify(reply)).toBeUndefined()
+      const signature = (reply.result as JsonObject).signature as JsonObject
+      expect(
+        hmacMatches(Buffer.from(SESSION_KEY, 'hex'), signedInput(reply, 'result'), String(signature.value)),
+      ).toBe(true)
+      await engine.close()
+    },
+  )
+
+  it('names the field and the forms accepted for a malformed key, never the key', () => {
+    const bad = (secret: string, envValue?: string) => () =>
+      resolveAcsSettings({ keys: [{ id: 'k1', secret }] }, box, { ...env, BAD: envValue })
+    expect(bad('env:BAD', 'hex:abc')).toThrow(/acs.keys k1: a hex: key must be an even number of hex digits/)
+    expect(bad('env:BAD', 'base64:***')).toThrow(/acs.keys k1: a base64: key must be standard base64/)
+    expect(bad(`file:${join(dir, 'missing.key')}`)).toThrow(
+      /acs.keys k1: the key file .* cannot be read \(ENOENT\)/,
+    )
+    expect(bad('plain-text-secret')).toThrow(/env:NAME, a sealed secret \(wsec:v1:…\) or file:PATH/)
   })
 })

@@ -15,6 +15,8 @@ import {
   responseSigned,
   settingsWith,
 } from '../../src/protocols/acs/index.js'
+import { openAcsLedger } from '../../src/server/index.js'
+import { freePort } from '../setup/postgres.js'
 import { KEY } from './helper.js'
 
 const TOOL = { tool: { id: 'send_email' }, arguments: { to: { value: 'a@example.com' } } }
@@ -72,6 +74,24 @@ describe('ACS with a ledger that does not answer', () => {
     expect(corrections).toHaveLength(1)
     expect(corrections[0]).toMatchObject({ decision: 'deny', reasonCode: ['decision_failure'] })
     expect(corrections[0]?.reason).toBe(reply.result.reasoning)
+  })
+
+  it('names the database when the SQL ledger cannot reach it, never its address or password', async () => {
+    const port = await freePort()
+    const ledger = openAcsLedger(`postgres://warden:hunter2@127.0.0.1:${port}/warden`)
+    try {
+      const acs = service(ledger, 'deny', [])
+      const reply = (await acs.handle(
+        acsRequest('steps/toolCallRequest', TOOL, { sessionId: randomUUID(), key: KEY }),
+      )) as { result: { decision: string; reasoning: string } }
+      expect(reply.result.decision).toBe('deny')
+      expect(reply.result.reasoning).toMatch(
+        /^the ACS ledger \(replay memory\) failed: the database \(PostgreSQL\) cannot be reached: ECONNREFUSED; on_decision_failure is deny/,
+      )
+      expect(reply.result.reasoning).not.toMatch(/hunter2|127\.0\.0\.1/)
+    } finally {
+      await ledger.close()
+    }
   })
 
   it('answers -32603 naming the cause under onDecisionFailure: proceed', async () => {

@@ -65,13 +65,20 @@ describe('§3 stdio transport with Content-Length framing', () => {
     expect(replies[2].result.payload.status).toBe('ok')
   })
 
-  it('a frame without Content-Length is answered -32700 and ends the session with exit 1', async () => {
+  it('answers the well-formed frames sent with a bad one, then -32700 for the bad one, and exits 1', async () => {
+    const ping = (id: string) => encodeFrame({ jsonrpc: '2.0', id, method: 'system/ping', params: {} })
+    const stdin = Buffer.concat([ping('p1'), ping('p2'), Buffer.from('Content-Length: x\r\n\r\n{}\n')])
     const run = await runCli(['acs', '--stdio', '--config', join(dir, 'warden.yaml')], {
-      stdin: 'Length: 3\r\n\r\n{}\n',
+      stdin: stdin.toString('utf8'),
       env: { ...process.env, ACS_TEST_KEY: 'x' },
     })
     expect(run.code).toBe(1)
     expect(run.stderr).toMatch(/Content-Length/)
-    expect(run.stdout).toMatch(/-32700/)
+    const replies = new FrameReader(1 << 20)
+      .push(Buffer.from(run.stdout, 'utf8'))
+      .map((b) => JSON.parse(b.toString('utf8')))
+    expect(replies.map((r) => r.id)).toEqual(['p1', 'p2', null])
+    expect(replies[0].result.payload.status).toBe('ok')
+    expect(replies[2].error.code).toBe(-32700)
   })
 })

@@ -86,6 +86,7 @@ function startHostile(): Promise<string> {
       else if (mode === 'error')
         out = JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: 'boom' } })
       else if (mode === 'other-request') out = JSON.stringify(signed({ ...base, request_id: randomUUID() }))
+      else if (mode === 'hang' && message.method !== 'handshake/hello') return
       else if (mode === 'no-chain') out = JSON.stringify(signed({ ...base, chain_hash: null }))
       else out = JSON.stringify(signed(base))
       response.writeHead(200, { 'content-type': 'application/json' }).end(out)
@@ -224,6 +225,41 @@ describe('a guardian hook facing a hostile ACS Guardian', () => {
     const trace = decision.trace.find((t) => t.hook === 'remote-acs')
     expect(trace?.reason).toMatch(/decision failure: .*signature does not verify.*onDecisionFailure: proceed/)
     expect(trace?.logs?.join('\n')).toMatch(/decision failure: .*signature does not verify/)
+    // The decision itself says it failed open, with the reason code, not "no objection".
+    expect(decision.reason).toMatch(
+      /^allowed, failing open: hook "remote-acs" failed \(error: decision failure: .*signature does not verify/,
+    )
+    expect(decision.reasonCode).toEqual(['decision_failure', 'remote-acs'])
+  })
+
+  it('an onTimeout: allow past a Guardian that does not answer is a fail-open the decision names', async () => {
+    mode = 'hang'
+    const config = parseConfig(
+      JSON.stringify({
+        network: { allow: ['127.0.0.1'] },
+        hooks: [
+          {
+            name: 'slow-acs',
+            event: 'tool.pre',
+            timeoutMs: 200,
+            onTimeout: 'allow',
+            handler: {
+              type: 'guardian',
+              protocol: 'acs',
+              url: hostileUrl,
+              key: { id: 'k1', secret: 'env:ACS_KEY_K1' },
+            },
+          },
+        ],
+      }),
+      ROOT,
+    )
+    const engine = buildEngine(config, { env })
+    engines.push(engine)
+    const decision = await call(engine, 'list_files', randomUUID())
+    expect(decision.decision).toBe('allow')
+    expect(decision.reason).toMatch(/^allowed, failing open: hook "slow-acs" failed \(timeout: /)
+    expect(decision.reasonCode).toEqual(['decision_failure', 'slow-acs'])
   })
 
   it('a well-formed signed answer from the same server is applied (the checks are not blanket refusals)', async () => {

@@ -14,6 +14,7 @@ import {
   verify,
 } from 'node:crypto'
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js'
+import { mlDsaPublicKey, mlDsaSecretKey } from './ml-dsa-keys.js'
 
 /** The asymmetric algorithms Warden signs and verifies, by their registry names. */
 export const ASYMMETRIC_ALGORITHMS = ['ML-DSA-65', 'Ed25519', 'ECDSA-P256'] as const
@@ -45,15 +46,6 @@ export interface VerifyingKey {
 /** Size of an ML-DSA-65 key generation seed, in bytes. */
 const ML_DSA_SEED_BYTES = 32
 
-function base64Bytes(text: string, what: string, length?: number): Uint8Array {
-  const trimmed = text.trim()
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed)) throw new Error(`${what} must be base64`)
-  const bytes = Buffer.from(trimmed, 'base64')
-  if (length !== undefined && bytes.length !== length)
-    throw new Error(`${what} must be ${length} bytes (base64), not ${bytes.length}`)
-  return new Uint8Array(bytes)
-}
-
 function nodeKeyType(algorithm: 'Ed25519' | 'ECDSA-P256'): { type: string; curve?: string } {
   return algorithm === 'Ed25519' ? { type: 'ed25519' } : { type: 'ec', curve: 'prime256v1' }
 }
@@ -78,15 +70,13 @@ function nodeSign(algorithm: 'Ed25519' | 'ECDSA-P256', key: KeyObject, input: st
 }
 
 /**
- * A signing key from configuration: PEM PKCS#8 for ECDSA-P256 and Ed25519, the base64
- * 32-byte seed for ML-DSA-65.
+ * A signing key from configuration: PEM PKCS#8 for ECDSA-P256 and Ed25519; for ML-DSA-65
+ * PKCS#8 PEM (seed, expanded key or both) or the base64 seed or expanded key.
  * @throws Error naming what is wrong with the material.
  */
 export function signingKey(id: string, algorithm: AsymmetricAlgorithm, material: string): SigningKey {
   if (algorithm === 'ML-DSA-65') {
-    const { secretKey } = ml_dsa65.keygen(
-      base64Bytes(material, 'an ML-DSA-65 private key (seed)', ML_DSA_SEED_BYTES),
-    )
+    const secretKey = mlDsaSecretKey(material)
     return {
       id,
       algorithm,
@@ -98,13 +88,13 @@ export function signingKey(id: string, algorithm: AsymmetricAlgorithm, material:
 }
 
 /**
- * A verifying key from configuration: PEM SPKI for ECDSA-P256 and Ed25519, the base64 public
- * key for ML-DSA-65.
+ * A verifying key from configuration: PEM SPKI for ECDSA-P256 and Ed25519; for ML-DSA-65
+ * SPKI PEM or the base64 public key.
  * @throws Error naming what is wrong with the material.
  */
 export function verifyingKey(id: string, algorithm: AsymmetricAlgorithm, material: string): VerifyingKey {
   if (algorithm === 'ML-DSA-65') {
-    const publicKey = base64Bytes(material, 'an ML-DSA-65 public key', ml_dsa65.lengths.publicKey)
+    const publicKey = mlDsaPublicKey(material)
     return {
       id,
       algorithm,

@@ -7,6 +7,7 @@
 import { z } from 'zod'
 import { WardenError } from '../../core/index.js'
 import type { ScopeMode } from './intent.js'
+import { KEY_FORMS, keyBytes, type SecretOpener } from './key-material.js'
 
 /** `acs.intent`. */
 export const intentSettingsSchema = z
@@ -27,7 +28,7 @@ export const approverSchema = z
     secret: z
       .string()
       .min(1)
-      .regex(/^(wsec:v1:|env:)/, 'must be a sealed secret (wsec:v1:…, see `warden secrets`) or env:NAME'),
+      .regex(/^(wsec:v1:|env:|file:)/, `must be ${KEY_FORMS}`),
     /** Capabilities this approver may grant (`prefix.*` and `*` allowed); all when omitted. */
     grants: z.array(z.string().min(1).max(256)).max(256).optional(),
   })
@@ -69,7 +70,7 @@ export interface AcsTraceSettings {
  */
 export function openApprovers(
   approvers: z.infer<typeof approverSchema>[],
-  secrets: { open(sealed: string): string } | undefined,
+  secrets: SecretOpener | undefined,
   env: Record<string, string | undefined>,
 ): AcsApprover[] {
   const ids = new Set<string>()
@@ -77,27 +78,11 @@ export function openApprovers(
     if (ids.has(approver.id))
       throw new WardenError('invalid-config', `acs.approvers: the id "${approver.id}" is used twice`)
     ids.add(approver.id)
-    let secret: string | undefined
-    if (approver.secret.startsWith('env:')) {
-      secret = env[approver.secret.slice(4)]
-      if (!secret)
-        throw new WardenError(
-          'invalid-config',
-          `acs.approvers ${approver.id}: the environment variable ${approver.secret.slice(4)} is not set`,
-        )
-    } else {
-      if (!secrets)
-        throw new WardenError(
-          'invalid-config',
-          `acs.approvers ${approver.id}: a sealed secret needs the secret key (WARDEN_SECRET_KEY)`,
-        )
-      secret = secrets.open(approver.secret)
-    }
     return {
       id: approver.id,
       type: approver.type,
       endpoint: approver.endpoint,
-      material: Buffer.from(secret, 'utf8'),
+      material: keyBytes(`acs.approvers ${approver.id}`, approver.secret, secrets, env),
       ...(approver.grants ? { grants: approver.grants } : {}),
     }
   })

@@ -3,19 +3,33 @@
 // receives the ACS-shaped request and returns an ACS-shaped decision, signed with its own
 // key; the agent re-sends the step with that answer in `params.approval`. The answer is
 // verified against policy here: the approver the ASK named, its signature under its key for
-// this session, the ASK it answers (once, in time, same method and capability), single hop
-// (no `ask`), what the approver may grant, and `strict` sessions' limits.
+// this session, the ASK it answers (once, in time, from the agent that asked, for the same
+// request: method, capability and arguments by canonical hash), single hop (no `ask`), what
+// the approver may grant, and `strict` sessions' limits.
 
 import type { JsonObject } from '../../core/index.js'
 import type { AcsApprover, AcsIntentSettings } from './approver-settings.js'
-import { deriveSessionKey, HMAC_ALGORITHM, hmacMatches, type KeyDerivation, signedInput } from './crypto.js'
+import {
+  canonicalJson,
+  deriveSessionKey,
+  HMAC_ALGORITHM,
+  hmacMatches,
+  type KeyDerivation,
+  sha256Hex,
+  signedInput,
+} from './crypto.js'
 import type { AcsRequest } from './envelope.js'
+import { ACS_ERRORS, AcsError } from './errors.js'
 import { capabilityList, covers, type IntentExtension, type ScopeMode } from './intent.js'
 
 /** An ASK raised for a request outside the Intent, awaiting its approver's answer. */
 interface PendingAsk {
   method: string
   capability: string
+  /** The agent whose step raised the ASK: only it may re-send the step with the answer. */
+  agentId: string
+  /** The canonical hash of the request asked about (method, capability, payload). */
+  requestHash: string
   approver: AcsApprover
   expiresAt: number
 }
@@ -42,6 +56,13 @@ const MAX_PENDING = 10_000
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** SHA-256 of the canonical {method, capability, payload}: what an approval is given for. */
+export function approvedRequestHash(request: AcsRequest, capability: string | undefined): string {
+  return sha256Hex(
+    canonicalJson({ method: request.method, capability: capability ?? null, payload: request.payload }),
+  )
 }
 
 function refused(code: string, reasoning: string): ApprovalOutcome {
@@ -73,6 +94,8 @@ export function createApprovals(options: {
     pending.set(`${key}\u0000${request.requestId}`, {
       method: request.method,
       capability,
+      agentId: request.agentId,
+      requestHash: approvedRequestHash(request, capability),
       approver,
       expiresAt: now() + options.timeoutMs,
     })
@@ -111,6 +134,13 @@ export function createApprovals(options: {
         `params.approval answers request ${JSON.stringify(askedId).slice(0, 60)}, which is no ASK of this session awaiting an answer (each answer is used once)`,
       )
     }
+    if (ask.agentId !== request.agentId) {
+      throw new AcsError(
+        ACS_ERRORS.capabilityNotNegotiated,
+        `params.approval answers an ASK raised for agent ${JSON.stringify(ask.agentId).slice(0, 80)}; only that agent may re-send the step with it`,
+        { reason: 'approval_agent_mismatch' },
+      )
+    }
     const signature = result.signature
     if (
       !isObject(signature) ||
@@ -131,10 +161,14 @@ export function createApprovals(options: {
     pending.delete(`${key}\u0000${askedId}`)
     if (ask.expiresAt < now())
       return refused('approval_expired', 'the approver answered after the ASK expired')
-    if (ask.method !== request.method || ask.capability !== capability) {
+    if (
+      ask.method !== request.method ||
+      ask.capability !== capability ||
+      ask.requestHash !== approvedRequestHash(request, capability)
+    ) {
       return refused(
         'approval_mismatch',
-        `the approval was given for ${ask.method} using "${ask.capability}", not for this request`,
+        `the approval was given for ${ask.method} using "${ask.capability}" with other arguments, not for this request (an approval covers the exact request asked about: method, capability and payload)`,
       )
     }
     if (result.decision === 'ask') {

@@ -13,7 +13,7 @@ import {
   signedInput,
   signMessage,
 } from './crypto.js'
-import { ACS_VERSION } from './handshake.js'
+import { ACS_VERSION } from './version.js'
 
 /** A key the client signs with. */
 export interface ClientKey {

@@ -4,7 +4,7 @@
 
 import type { JsonObject } from '../../core/index.js'
 import { ACS_ERRORS, AcsError } from './errors.js'
-import { sameMajor } from './handshake.js'
+import { sameMajor } from './version.js'
 
 /** A checked ACS hook request. */
 export interface AcsRequest {
@@ -22,6 +22,8 @@ export interface AcsRequest {
   requestHash?: string
   /** The algorithm the session's answers are signed with, as negotiated at handshake. */
   answerAlgorithm?: string
+  /** The tenant the request acts for (the caller's, else the `tenant_id` it names); set once checked. */
+  tenant?: string
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

@@ -10,6 +10,7 @@ import type { HandlerConfig, HookCall, HookExecutor, HookSpec, Verdict } from '.
 import { errorMessage, WardenError } from '../../core/index.js'
 import type { OutboundClient } from '../../net/index.js'
 import { type AsymmetricAlgorithm, isAsymmetric, signingKey, verifyingKey } from './algorithms.js'
+import { decodeKey } from './key-material.js'
 import { type AcsAnswer, createAcsRemote, type RemoteAcsGuardian } from './remote.js'
 
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024
@@ -99,7 +100,7 @@ export function createAcsGuardianHooks(
           const key = keyed(config.key, 'key')
           guardian.key = {
             id: key.id,
-            material: Buffer.from(material(key.secret, 'key.secret', true), 'utf8'),
+            material: decodeKey('key.secret', Buffer.from(material(key.secret, 'key.secret', true), 'utf8')),
           }
         }
         if (config.signingKey !== undefined) {

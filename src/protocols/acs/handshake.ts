@@ -11,19 +11,9 @@ import { acsMethod, STEP_NAMES } from './methods.js'
 import type { AcsSettings } from './settings.js'
 import { verifiedAlgorithms } from './signatures.js'
 import { traceEmission } from './trace.js'
+import { ACS_VERSION, sameMajor } from './version.js'
 
 /** The ACS version Warden speaks. */
-export const ACS_VERSION = '0.1.0'
-
-const VERSION = /^(\d+)\.(\d+)\.(\d+)$/
-
-/** Whether `version` is X.Y.Z with Warden's major version (§3 forward compatibility). */
-export function sameMajor(version: unknown): boolean {
-  if (typeof version !== 'string') return false
-  const match = VERSION.exec(version)
-  return match !== null && match[1] === ACS_VERSION.split('.')[0]
-}
-
 /** The transports an ACS Guardian serves (§3). */
 export type AcsTransport = 'http' | 'stdio'
 

@@ -21,8 +21,9 @@ import {
   intentView,
   requestedCapability,
   type SessionIntent,
+  UNDETERMINED_CAPABILITY,
 } from './intent.js'
-import type { StepRecord } from './ledger.js'
+import type { ChainAppender, SessionRef, StepRecord } from './ledger.js'
 import type { AnswerCorrection } from './outage.js'
 import type { AcsSettings } from './settings.js'
 
@@ -182,8 +183,15 @@ export function createIbac(acs: AcsSettings, now: () => number, human?: Approver
     const policyData = (result.policy_data ?? {}) as JsonObject
     policyData.ibac = ibac
     result.policy_data = policyData
-    const outside = `the request uses "${capability}", which is outside this session's Intent.parsed`
     if (result.decision === 'deny' || !denyEligible) return undefined
+    if (capability === UNDETERMINED_CAPABILITY && session.intent.scope_mode !== 'permissive') {
+      return deny(
+        result,
+        ['ibac_intent_mismatch', 'ibac_capability_undetermined'],
+        `the tool this ${request.method} step calls cannot be determined (no capability, tool name or MCP params.name), so it is outside this session's Intent.parsed; name the tool`,
+      )
+    }
+    const outside = `the request uses "${capability}", which is outside this session's Intent.parsed`
     if (session.intent.scope_mode === 'permissive') {
       result.reason_codes = ['ibac_intent_mismatch', ...((result.reason_codes as string[]) ?? [])]
       result.reasoning = `${result.reasoning ?? 'allowed'}; ${outside} (scope_mode permissive: recorded, not refused)`
@@ -247,11 +255,11 @@ export function createIbac(acs: AcsSettings, now: () => number, human?: Approver
 
 /** Appends `first`, then `then`, with the chain appender `append`: the head after both. */
 export function appendAfter(
-  append: (sessionId: string, step: StepRecord) => string | Promise<string>,
-  sessionId: string,
+  append: ChainAppender,
+  ref: SessionRef,
   first: StepRecord,
   then: StepRecord,
 ): string | Promise<string> {
-  const appended = append(sessionId, first)
-  return typeof appended === 'string' ? append(sessionId, then) : appended.then(() => append(sessionId, then))
+  const appended = append(ref, first)
+  return typeof appended === 'string' ? append(ref, then) : appended.then(() => append(ref, then))
 }

@@ -100,39 +100,50 @@ export function intentOf(payload: JsonObject, defaultMode: ScopeMode): Intent | 
   return intent
 }
 
-/** Whether a capability list covers `capability`: exactly, by a `prefix.*` entry, or `*`. */
+/** Whether a capability list covers `capability`: exactly, by a `prefix.*` entry, or `*` (alone covering an undetermined one). */
 export function covers(capabilities: readonly string[], capability: string): boolean {
+  const undetermined = capability === UNDETERMINED_CAPABILITY
   for (const entry of capabilities) {
-    if (entry === capability || entry === '*') return true
+    if (entry === '*') return true
+    if (undetermined) continue
+    if (entry === capability) return true
     if (entry.endsWith('.*') && capability.startsWith(entry.slice(0, -1))) return true
   }
   return false
 }
 
+/** The capability of a tool step whose tool cannot be told: out of every Intent but `*`. */
+export const UNDETERMINED_CAPABILITY = '(undetermined)'
+
 /**
  * The capability a request exercises, when its method has one: a tool call's
  * `capability` (the spec's abstract name), else its tool's name; an MCP `tools/call`'s
- * tool name. Other methods exercise none and are not checked against the Intent.
+ * tool name (`params.name`, whether or not the payload repeats `method`). A tool step whose
+ * tool cannot be told exercises {@link UNDETERMINED_CAPABILITY}. Other methods (and MCP
+ * answers coming back) exercise none and are not checked against the Intent.
  */
 export function requestedCapability(method: string, payload: JsonObject): string | undefined {
   if (method === 'steps/toolCallRequest') {
     if (typeof payload.capability === 'string' && payload.capability.length > 0) return payload.capability
     const tool = payload.tool
-    if (typeof tool === 'string') return tool
+    if (typeof tool === 'string' && tool.length > 0) return tool
     if (isObject(tool)) {
-      for (const key of ['name', 'id', 'tool_id'])
-        if (typeof tool[key] === 'string') return tool[key] as string
+      for (const key of ['name', 'id', 'tool_id']) {
+        const name = tool[key]
+        if (typeof name === 'string' && name.length > 0) return name
+      }
     }
-    return undefined
+    return UNDETERMINED_CAPABILITY
   }
   const mcp = method.startsWith('protocols/MCP/')
     ? method.slice(14)
     : /^wrapped:mcp-[^/]+\/(.+)$/.exec(method)?.[1]
-  if (mcp === 'tools/call' && payload.method !== undefined) {
-    const params = payload.params
-    if (isObject(params) && typeof params.name === 'string') return params.name
-  }
-  return undefined
+  if (mcp !== 'tools/call') return undefined
+  if (payload.method === undefined && ('result' in payload || 'error' in payload)) return undefined
+  if (payload.method !== undefined && payload.method !== 'tools/call') return UNDETERMINED_CAPABILITY
+  const params = payload.params
+  if (isObject(params) && typeof params.name === 'string' && params.name.length > 0) return params.name
+  return UNDETERMINED_CAPABILITY
 }
 
 /** The capabilities a session may use now: the parser's and the session-scoped extensions. */

@@ -1,10 +1,27 @@
 // What the ACS endpoint remembers between requests: seen request ids and nonces (replay
-// protection, §10.3) and each session's chain head and entries (§8). The in-memory ledger
+// protection, §10.3) and each session's chain head and entries (§8), every one of them per
+// tenant and session (two tenants' sessions of the same id never meet). The in-memory ledger
 // serves one instance; a SQL ledger (see the store) shares both across instances. Entries
 // are appended one at a time per session, each hashed onto the head it was computed on.
 
 import { randomUUID } from 'node:crypto'
 import { entryHash } from './crypto.js'
+
+/** One tenant's session: what every ACS structure is keyed by. */
+export interface SessionRef {
+  /** The tenant ('' for a Guardian without tenants). */
+  tenant: string
+  session: string
+}
+
+/** The key of a tenant's session state (length-prefixed, so no two tenants' keys meet). */
+export function tenantKey(tenant: string | undefined, key: string): string {
+  const name = tenant ?? ''
+  return `${name.length}:${name}${key}`
+}
+
+/** The map key of a session reference. */
+export const refKey = (ref: SessionRef): string => tenantKey(ref.tenant, ref.session)
 
 /** A ContextEntry as hashed and stored (§8.1). */
 export interface ChainEntry {
@@ -24,20 +41,22 @@ export interface ChainEntry {
 
 /** Replay memory and session chains. */
 export interface AcsLedger {
+  /** The database the ledger is kept in ("PostgreSQL", "SQLite"), named in outage answers. */
+  readonly database?: string
   /**
    * Remembers `key` (a request id or nonce, already scoped by session) until `expiresAt`.
    * @returns false when it was already remembered and has not expired (a replay).
    */
   remember(key: string, expiresAt: number, now: number): Promise<boolean>
   /** The session's chain head, or null before its first entry. */
-  head(sessionId: string): Promise<string | null>
+  head(ref: SessionRef): Promise<string | null>
   /**
    * Appends an entry whose `previous_hash` is the head it was computed on.
    * @returns false when the head moved meanwhile (the caller recomputes and retries).
    */
-  append(sessionId: string, entry: ChainEntry): Promise<boolean>
+  append(ref: SessionRef, entry: ChainEntry): Promise<boolean>
   /** Every entry of a session, oldest first. */
-  entries(sessionId: string): Promise<ChainEntry[]>
+  entries(ref: SessionRef): Promise<ChainEntry[]>
 }
 
 /**
@@ -46,8 +65,8 @@ export interface AcsLedger {
  */
 export interface SyncLedger {
   remember(key: string, expiresAt: number, now: number): boolean
-  head(sessionId: string): string | null
-  append(sessionId: string, entry: ChainEntry): boolean
+  head(ref: SessionRef): string | null
+  append(ref: SessionRef, entry: ChainEntry): boolean
 }
 
 /** The memory ledgers' synchronous forms, by the exact object handed out (a copy has none). */
@@ -104,17 +123,18 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): AcsLedger
       seen.set(key, expiresAt)
       return true
     },
-    head(sessionId) {
-      const chain = chains.get(sessionId)
+    head(ref) {
+      const chain = chains.get(refKey(ref))
       return chain?.[chain.length - 1]?.entry_hash ?? null
     },
-    append(sessionId, entry) {
-      let chain = chains.get(sessionId)
+    append(ref, entry) {
+      const key = refKey(ref)
+      let chain = chains.get(key)
       const head = chain?.[chain.length - 1]?.entry_hash ?? null
       if (head !== entry.previous_hash) return false
       if (!chain) {
         chain = []
-        chains.set(sessionId, chain)
+        chains.set(key, chain)
         if (chains.size > maxSessions) {
           const oldest = chains.keys().next().value
           if (oldest !== undefined) chains.delete(oldest)
@@ -126,9 +146,9 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): AcsLedger
   }
   const ledger: AcsLedger = {
     remember: async (key, expiresAt, now) => sync.remember(key, expiresAt, now),
-    head: async (sessionId) => sync.head(sessionId),
-    append: async (sessionId, entry) => sync.append(sessionId, entry),
-    entries: async (sessionId) => [...(chains.get(sessionId) ?? [])],
+    head: async (ref) => sync.head(ref),
+    append: async (ref, entry) => sync.append(ref, entry),
+    entries: async (ref) => [...(chains.get(refKey(ref)) ?? [])],
   }
   SYNC_FORMS.set(ledger, sync)
   return ledger
@@ -196,6 +216,9 @@ function entryFor(step: StepRecord, previous: string | null, at: number): ChainE
   return entry
 }
 
+/** Appends a step to a session's chain: the new head, at once on a memory ledger. */
+export type ChainAppender = (ref: SessionRef, step: StepRecord) => string | Promise<string>
+
 /**
  * Appends entries to session chains: one at a time per session in this process, retried on
  * the current head when another instance appended meanwhile. On a memory ledger the head is
@@ -203,26 +226,22 @@ function entryFor(step: StepRecord, previous: string | null, at: number): ChainE
  * the new head is known without waiting.
  * @returns a function giving the new entry's hash (the session's new head).
  */
-export function createChainAppender(
-  ledger: AcsLedger,
-  now: () => number,
-): (sessionId: string, step: StepRecord) => string | Promise<string> {
+export function createChainAppender(ledger: AcsLedger, now: () => number): ChainAppender {
   const sync = syncFormOf(ledger)
   if (sync) {
-    return (sessionId, step) => {
-      const entry = entryFor(step, sync.head(sessionId), now())
-      if (!sync.append(sessionId, entry))
-        throw new Error('the session chain moved during a synchronous append')
+    return (ref, step) => {
+      const entry = entryFor(step, sync.head(ref), now())
+      if (!sync.append(ref, entry)) throw new Error('the session chain moved during a synchronous append')
       return entry.entry_hash
     }
   }
   const serialized = createSerializer()
-  async function appendNow(sessionId: string, step: StepRecord): Promise<string> {
+  async function appendNow(ref: SessionRef, step: StepRecord): Promise<string> {
     for (let attempt = 0; attempt < 8; attempt++) {
-      const entry = entryFor(step, await ledger.head(sessionId), now())
-      if (await ledger.append(sessionId, entry)) return entry.entry_hash
+      const entry = entryFor(step, await ledger.head(ref), now())
+      if (await ledger.append(ref, entry)) return entry.entry_hash
     }
     throw new Error('the session chain kept moving; the entry could not be appended')
   }
-  return (sessionId, step) => serialized(sessionId, () => appendNow(sessionId, step))
+  return (ref, step) => serialized(refKey(ref), () => appendNow(ref, step))
 }

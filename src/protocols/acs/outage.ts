@@ -26,15 +26,29 @@ export interface AnswerCorrection {
   reasonCode: string[]
 }
 
+/** A driver's failure said as the database's: its error code (never its address) or message. */
+function databaseCause(database: string | undefined, error: unknown): string {
+  const code = (error as { code?: unknown }).code
+  if (database === undefined) return errorMessage(error)
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
+    return `the database (${database}) cannot be reached: ${code}`
+  return `the database (${database}) failed: ${errorMessage(error).split('\n')[0]}`
+}
+
 /** Runs one ledger call within `timeoutMs`, turning its failure into {@link LedgerUnavailable}. */
-async function bounded<T>(what: string, timeoutMs: number, call: () => Promise<T>): Promise<T> {
+async function bounded<T>(
+  what: string,
+  database: string | undefined,
+  timeoutMs: number,
+  call: () => Promise<T>,
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const late = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(
       () =>
         reject(
           new LedgerUnavailable(
-            `the ACS ledger (${what}) did not answer within ${timeoutMs} ms: the database is not answering`,
+            `the ACS ledger (${what}) did not answer within ${timeoutMs} ms: the database${database ? ` (${database})` : ''} is not answering`,
           ),
         ),
       timeoutMs,
@@ -44,7 +58,7 @@ async function bounded<T>(what: string, timeoutMs: number, call: () => Promise<T
     return await Promise.race([call(), late])
   } catch (error) {
     if (error instanceof LedgerUnavailable || error instanceof ReplayMemoryFull) throw error
-    throw new LedgerUnavailable(`the ACS ledger (${what}) failed: ${errorMessage(error)}`)
+    throw new LedgerUnavailable(`the ACS ledger (${what}) failed: ${databaseCause(database, error)}`)
   } finally {
     clearTimeout(timer)
   }
@@ -56,12 +70,14 @@ async function bounded<T>(what: string, timeoutMs: number, call: () => Promise<T
  */
 export function boundedLedger(ledger: AcsLedger, timeoutMs: number): AcsLedger {
   if (syncFormOf(ledger)) return ledger
+  const db = ledger.database
   return {
+    ...(db ? { database: db } : {}),
     remember: (key, expiresAt, now) =>
-      bounded('replay memory', timeoutMs, () => ledger.remember(key, expiresAt, now)),
-    head: (sessionId) => bounded('session chain', timeoutMs, () => ledger.head(sessionId)),
-    append: (sessionId, entry) => bounded('session chain', timeoutMs, () => ledger.append(sessionId, entry)),
-    entries: (sessionId) => bounded('session chain', timeoutMs, () => ledger.entries(sessionId)),
+      bounded('replay memory', db, timeoutMs, () => ledger.remember(key, expiresAt, now)),
+    head: (ref) => bounded('session chain', db, timeoutMs, () => ledger.head(ref)),
+    append: (ref, entry) => bounded('session chain', db, timeoutMs, () => ledger.append(ref, entry)),
+    entries: (ref) => bounded('session chain', db, timeoutMs, () => ledger.entries(ref)),
   }
 }
 

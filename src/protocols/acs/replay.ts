@@ -1,11 +1,11 @@
 // Replay protection of the ACS Guardian (§10.3): every request id and nonce remembered, per
-// session, for twice the skew window; a second use is REPLAY_DETECTED (-32005), and a replay
+// tenant and session, for twice the skew window; a second use is REPLAY_DETECTED (-32005), and a replay
 // memory that is full refuses rather than forget an id still in the window. On a memory
 // ledger the check is synchronous (nothing to wait for); on a database ledger it is awaited.
 
 import type { AcsRequest } from './envelope.js'
 import { ACS_ERRORS, AcsError } from './errors.js'
-import { type AcsLedger, ReplayMemoryFull, syncFormOf } from './ledger.js'
+import { type AcsLedger, ReplayMemoryFull, syncFormOf, tenantKey } from './ledger.js'
 
 /** Checks a request's id and nonce; undefined when done, a promise when the ledger is remote. */
 export type ReplayCheck = (request: AcsRequest) => Promise<void> | undefined
@@ -33,13 +33,10 @@ export function createReplayCheck(ledger: AcsLedger, windowMs: number, now: () =
     return (request) => {
       const t = now()
       const until = t + windowMs
+      const session = tenantKey(request.tenant, request.sessionId)
       try {
-        if (!sync.remember(`r:${request.sessionId}:${request.requestId}`, until, t))
-          throw replayed('request_id')
-        if (
-          request.nonce !== undefined &&
-          !sync.remember(`n:${request.sessionId}:${request.nonce}`, until, t)
-        )
+        if (!sync.remember(`r:${session}:${request.requestId}`, until, t)) throw replayed('request_id')
+        if (request.nonce !== undefined && !sync.remember(`n:${session}:${request.nonce}`, until, t))
           throw replayed('nonce')
       } catch (error) {
         throw full(error)
@@ -57,9 +54,9 @@ export function createReplayCheck(ledger: AcsLedger, windowMs: number, now: () =
   return async (request) => {
     const t = now()
     const until = t + windowMs
-    if (!(await remember(`r:${request.sessionId}:${request.requestId}`, until, t)))
-      throw replayed('request_id')
-    if (request.nonce !== undefined && !(await remember(`n:${request.sessionId}:${request.nonce}`, until, t)))
+    const session = tenantKey(request.tenant, request.sessionId)
+    if (!(await remember(`r:${session}:${request.requestId}`, until, t))) throw replayed('request_id')
+    if (request.nonce !== undefined && !(await remember(`n:${session}:${request.nonce}`, until, t)))
       throw replayed('nonce')
   }
 }

@@ -11,7 +11,7 @@ import { sha256Hex, signEnvelopeWith } from './crypto.js'
 import { decisionResult, deferReason } from './decisions.js'
 import { type AcsRequest, checkEnvelope, checkShell } from './envelope.js'
 import { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
-import { ACS_VERSION, type AcsTransport } from './handshake.js'
+import type { AcsTransport } from './handshake.js'
 import { appendAfter, createIbac, type IbacStep } from './ibac.js'
 import { jcsWithout } from './jcs.js'
 import {
@@ -19,17 +19,20 @@ import {
   createChainAppender,
   createMemoryLedger,
   isoAt,
+  type SessionRef,
   type StepRecord,
   syncFormOf,
+  tenantKey,
 } from './ledger.js'
 import { acsMethod } from './methods.js'
 import { type AnswerCorrection, boundedLedger, LedgerUnavailable, postureAnswer } from './outage.js'
 import { createReplayCheck } from './replay.js'
 import { timestampCheck } from './request-checks.js'
-import { createHandshakes, rememberBounded, tenantKey, tenantOf } from './sessions.js'
+import { createHandshakes, rememberBounded, tenantOf } from './sessions.js'
 import { type AcsSettings, settingsWith } from './settings.js'
 import { createSignatureCheck } from './signatures.js'
 import { createTraceEmitter } from './trace.js'
+import { ACS_VERSION } from './version.js'
 
 /** Settings of the ACS service; every one but the engine has a default. */
 export interface AcsServiceOptions {
@@ -109,16 +112,18 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
   const checkReplay = createReplayCheck(ledger, settings.skewWindowMs * 2, now)
   const sync = syncFormOf(ledger)
   /** The session's chain head, without waiting on a memory ledger. */
-  const headOf = (sessionId: string) => (sync ? sync.head(sessionId) : ledger.head(sessionId))
+  const headOf = (ref: SessionRef) => (sync ? sync.head(ref) : ledger.head(ref))
 
   const appendEntry = createChainAppender(ledger, now)
 
   async function evaluate(request: AcsRequest, caller: AcsCaller): Promise<JsonObject> {
     const { mapping, event } = acsMethod(request.method, request.payload)
+    const tenant = request.tenant
+    const ref: SessionRef = { tenant: tenant ?? '', session: request.sessionId }
     if (request.chainHash !== undefined && !mapping.denyEligible) {
       // §8.6, §17.1: a hook that cannot be denied (sessionEnd) cannot carry the deny form of
       // a chain mismatch, so it gets the error form, before anything is evaluated or chained.
-      const head = await headOf(request.sessionId)
+      const head = await headOf(ref)
       if (request.chainHash !== head) {
         throw new AcsError(
           ACS_ERRORS.chainMismatch,
@@ -133,7 +138,6 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       session: { id: request.sessionId },
       requestId: request.requestId,
     }
-    const tenant = tenantOf(request.params, caller)
     if (tenant !== undefined) context.tenantId = tenant
     const intent = ibac.before(request, tenantKey(tenant, request.sessionId), context)
     const metadata = request.params.metadata as JsonObject
@@ -183,7 +187,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       caller.onCallerGone ? { ...hold, onCallerGone: caller.onCallerGone } : hold,
     )
     try {
-      const appended = chained(request, result, decision.id, chainedAs, intent)
+      const appended = chained(ref, request, result, decision.id, chainedAs, intent)
       if (appended) await appended
       if (result.decision !== 'deny') ibac.commit(intent)
     } catch (error) {
@@ -199,26 +203,29 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
    * promise only when the ledger is not in memory.
    */
   function chained(
+    ref: SessionRef,
     request: AcsRequest,
     result: JsonObject,
     decisionId: string,
     recorded: string,
     intent?: IbacStep,
   ): Promise<void> | undefined {
-    const head = request.chainHash === undefined ? undefined : headOf(request.sessionId)
+    const head = request.chainHash === undefined ? undefined : headOf(ref)
     if (head instanceof Promise)
-      return head.then((h) => chainOn(h, request, result, decisionId, recorded, intent))
-    return chainOn(head, request, result, decisionId, recorded, intent)
+      return head.then((h) => chainOn(h, ref, request, result, decisionId, recorded, intent))
+    return chainOn(head, ref, request, result, decisionId, recorded, intent)
   }
 
   function chainOn(
     head: string | null | undefined,
+    ref: SessionRef,
     request: AcsRequest,
     result: JsonObject,
     decisionId: string,
     recorded: string,
     intent?: IbacStep,
   ): Promise<void> | undefined {
+    let chainedDecision = recorded
     if (request.chainHash !== undefined && request.chainHash !== head && result.decision !== 'deny') {
       result.decision = 'deny'
       result.reasoning = `the chain_hash sent (${request.chainHash.slice(0, 12)}…) is not this session's head (${head?.slice(0, 12) ?? 'none'}); re-fetch session state`
@@ -226,6 +233,8 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       delete result.modifications
       delete result.defer_details
       if (recorded !== 'deny') {
+        // The audit record is corrected to this deny, so the chain entry records it too.
+        chainedDecision = 'deny'
         options.onAnswerChanged?.({
           id: decisionId,
           decision: 'deny',
@@ -240,19 +249,14 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       request_hash: request.requestHash ?? sha256Hex(jcsWithout(request.params, 'signature')),
       decision: String(result.decision),
       decision_id: decisionId,
-      recorded_decision: recorded,
+      recorded_decision: chainedDecision,
     }
     if (intent && Object.keys(intent.entryFields).length > 0) step.fields = intent.entryFields
     const extension = intent && result.decision !== 'deny' ? ibac.extensionEntry(intent) : undefined
     // §9.1: an approver's grant is its own ContextEntry, before the step it let through.
     const appended = extension
-      ? appendAfter(
-          appendEntry,
-          request.sessionId,
-          { ...step, step_type: 'intent_extension', fields: extension },
-          step,
-        )
-      : appendEntry(request.sessionId, step)
+      ? appendAfter(appendEntry, ref, { ...step, step_type: 'intent_extension', fields: extension }, step)
+      : appendEntry(ref, step)
     if (typeof appended === 'string') {
       result.chain_hash = appended
       return undefined
@@ -329,7 +333,8 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       }
       const request = checkEnvelope(shell)
       checked = request
-      const negotiated = handshakes.check(request, tenantOf(request.params, caller))
+      request.tenant = tenantOf(request.params, caller)
+      const negotiated = handshakes.check(request, request.tenant)
       if (negotiated?.answerAlgorithm) request.answerAlgorithm = negotiated.answerAlgorithm
       checkTimestamp(request)
       const canonicalParams = jcsWithout(request.params, 'signature')

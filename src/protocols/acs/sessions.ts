@@ -8,17 +8,12 @@ import type { AcsRequest } from './envelope.js'
 import { ACS_ERRORS, AcsError } from './errors.js'
 import { type AcsTransport, clientHelloOf, type Negotiated, serverHello } from './handshake.js'
 import { jcsWithout } from './jcs.js'
+import { tenantKey } from './ledger.js'
 import type { AcsSettings } from './settings.js'
 import type { SignatureCheck } from './signatures.js'
 
 /** Most sessions whose handshake is kept (oldest dropped first; such a session re-handshakes). */
 const MAX_HANDSHAKES = 10_000
-
-/** The key of a tenant's session state (length-prefixed, so no two tenants' keys meet). */
-export function tenantKey(tenant: string | undefined, key: string): string {
-  const name = tenant ?? ''
-  return `${name.length}:${name}${key}`
-}
 
 /**
  * The tenant a request acts for: the caller's (a token's), else the `tenant_id` it names.

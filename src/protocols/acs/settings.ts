@@ -21,6 +21,9 @@ import {
   traceSettingsSchema,
 } from './approver-settings.js'
 import { DEFAULT_KEY_DERIVATION, type KeyDerivation } from './crypto.js'
+import { KEY_FORMS, keyBytes, type SecretOpener } from './key-material.js'
+
+export type { SecretOpener }
 
 const keySchema = z
   .object({
@@ -28,7 +31,7 @@ const keySchema = z
     secret: z
       .string()
       .min(1)
-      .regex(/^(wsec:v1:|env:)/, 'must be a sealed secret (wsec:v1:…, see `warden secrets`) or env:NAME'),
+      .regex(/^(wsec:v1:|env:|file:)/, `must be ${KEY_FORMS}`),
     /** After this time the key no longer verifies (the end of a rotation window). */
     notAfter: z.iso.datetime({ offset: true }).optional(),
   })
@@ -56,6 +59,8 @@ const agentKeySchema = z
     algorithm: algorithmSchema,
     /** PEM SPKI (ECDSA-P256, Ed25519) or the base64 public key (ML-DSA-65), or env:NAME. */
     publicKey: z.string().min(1).max(16_384),
+    /** The agent_id the key belongs to (default: the key's id); it signs for no other agent. */
+    agent: z.string().min(1).max(256).optional(),
   })
   .strict()
 
@@ -85,6 +90,12 @@ export const acsSettingsSchema = z
   .strict()
 
 export type AcsSettingsInput = z.infer<typeof acsSettingsSchema>
+
+/** An Observed Agent's public key, bound to the one agent it signs for. */
+export interface AgentKey extends VerifyingKey {
+  /** The agent_id a request signed with it must claim (default: the key's id). */
+  agent?: string
+}
 
 /** A verification key: its id, its material, and when it stops verifying. */
 export interface AcsKey {
@@ -116,7 +127,7 @@ export interface AcsSettings {
   /** The Guardian's asymmetric keys, in order of preference, for signing its answers. */
   signingKeys: SigningKey[]
   /** Observed Agents' public keys, for verifying their asymmetrically signed requests. */
-  agentKeys: VerifyingKey[]
+  agentKeys: AgentKey[]
 }
 
 export const ACS_DEFAULTS = {
@@ -125,11 +136,6 @@ export const ACS_DEFAULTS = {
   maxDeferralsPerSession: 3,
   deferTimeoutMs: 60_000,
 } as const
-
-/** Opens sealed values (the secret store's box). */
-export interface SecretOpener {
-  open(sealed: string): string
-}
 
 /**
  * Checks `acs:` and opens its keys.
@@ -176,13 +182,13 @@ export function resolveAcsSettings(
   const agentKeys = (input.agentKeys ?? []).map((key) => {
     const where = `acs.agentKeys ${key.id}`
     const material = opened(where, key.publicKey)
-    return built(where, () => verifyingKey(key.id, key.algorithm, material))
+    const verifying = built(where, () => verifyingKey(key.id, key.algorithm, material))
+    return key.agent === undefined ? verifying : { ...verifying, agent: key.agent }
   })
   const keys: AcsKey[] = (input.keys ?? []).map((key) => {
-    const secret = opened(`acs.keys ${key.id}`, key.secret)
     return {
       id: key.id,
-      material: Buffer.from(secret, 'utf8'),
+      material: keyBytes(`acs.keys ${key.id}`, key.secret, secrets, env),
       ...(key.notAfter ? { notAfter: Date.parse(key.notAfter) } : {}),
     }
   })

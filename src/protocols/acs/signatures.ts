@@ -97,6 +97,13 @@ export function createSignatureCheck(settings: AcsSettings, now: () => number): 
           `the ${algorithm} signature does not verify over the RFC 8785 canonical envelope (without signature) under agent key ${JSON.stringify(keyId).slice(0, 80)}; re-sign the request`,
         )
       }
+      const owner = agentKey.agent ?? agentKey.id
+      const claimed = ((message.params as JsonObject).metadata as JsonObject | undefined)?.agent_id
+      if (claimed !== owner) {
+        throw refuse(
+          `agent key ${JSON.stringify(keyId).slice(0, 80)} belongs to agent ${JSON.stringify(owner).slice(0, 80)}, but the request claims agent_id ${JSON.stringify(claimed ?? null).slice(0, 80)}: an agent signs only for itself`,
+        )
+      }
       return true
     }
     if (algorithm !== HMAC_ALGORITHM) {
