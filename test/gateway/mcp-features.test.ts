@@ -285,7 +285,7 @@ describe('mcp.allowUnknownTypes', () => {
     expect(answer).toMatchObject({ echoed: true })
     const marked = h.records.filter((r) => r.reasonCode.includes('unknown-type-let-through'))
     expect(marked.length).toBeGreaterThan(0)
-    expect(marked[0]?.reasonCode).toContain('mcp/client-request/debug/echo')
+    expect(marked[0]?.reasonCode).toContain('unknown-type-let-through:mcp/client-request/debug/echo')
     expect(h.log.join('\n')).toMatch(
       /security\.mcp\.unknown_type_let_through: mcp\/client-request\/debug\/echo/,
     )

@@ -104,19 +104,21 @@ describe('warden a2a: a push URL the SSRF policy refuses', () => {
   it('is a deny decision: audited, counted, and answered with its id, event and reason code', async () => {
     const db = join(dir, 'push.db')
     const gateway = await gatewayWith('hooks: []\n', db)
-    const answer = await gateway.call('CreateTaskPushNotificationConfig', {
-      taskId: 't1',
-      pushNotificationConfig: { url: 'http://127.0.0.1:9/hook' },
+    // A message asking for pushes to loopback (a config for an existing task would first be
+    // refused as a task this tenant never created through the gateway).
+    const answer = await gateway.call('SendMessage', {
+      message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+      configuration: { pushNotificationConfig: { url: 'http://127.0.0.1:9/hook' } },
     })
     expect(answer.error?.code).toBe(-32090)
     expect(answer.error?.message).toMatch(/push-notification URL refused: .*loopback/)
     const warden = answer.error?.data?.warden ?? {}
-    expect(warden.event).toBe('a2a.pushConfig.set')
+    expect(warden.event).toBe('a2a.send')
     expect(warden.reasonCode).toEqual(['push-url-refused'])
     expect(typeof warden.decisionId).toBe('string')
     const metrics = await (await fetch(`http://127.0.0.1:${gateway.port}/metrics`)).text()
-    expect(metrics).toMatch(/warden_decisions_total\{event="a2a.pushConfig.set",decision="deny"\} 1/)
-    expect(metrics).not.toMatch(/warden_decisions_total\{event="a2a.pushConfig.set",decision="allow"\}/)
+    expect(metrics).toMatch(/warden_decisions_total\{event="a2a.send",decision="deny"\} 1/)
+    expect(metrics).not.toMatch(/warden_decisions_total\{event="a2a.send",decision="allow"\}/)
     await gateway.stop()
     const listed = await runCli(['decisions', '--db', db, '--json'])
     expect(listed.code, listed.stderr).toBe(0)
@@ -127,7 +129,7 @@ describe('warden a2a: a push URL the SSRF policy refuses', () => {
     const row = rows.find((r) => r.id === warden.decisionId)
     expect(row?.decision).toBe('deny')
     expect(String(row?.reason)).toContain('push-notification URL refused')
-    expect(rows.some((r) => r.event === 'a2a.pushConfig.set' && r.decision === 'allow')).toBe(false)
+    expect(rows.some((r) => r.event === 'a2a.send' && r.decision === 'allow')).toBe(false)
   }, 60_000)
 })
 
