@@ -5,19 +5,11 @@
 // Prometheus metrics are on /metrics, dispatches are traced. With `server.auth: token`
 // callers need an access token; a hook's ask is held for approval as under `warden a2a`.
 
-import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
-import { openPersistence, type Persistence, redactingRecorder } from '../audit/index.js'
-import { type EventContext, errorMessage } from '../core/index.js'
+import { errorMessage } from '../core/index.js'
 import { type LlmGateway, llmLimits, llmSettings, startLlmGateway } from '../gateway/index.js'
-import { inFlightLimiterFor, registerInFlightMetrics, settleAfterBursts } from '../inflight/index.js'
-import { createLogger, traceEngine } from '../observability/index.js'
 import { createSecretBox, DEFAULT_KEY_FILE, isSealed } from '../secrets/index.js'
-import { TokenAuthority } from '../server/index.js'
-import { allowedHostsOf, buildEngine, loadConfig, type WardenConfig } from '../sources/index.js'
-import { type GatewayApprovals, gatewayApprovals } from './a2a-approvals.js'
 import { parseArgs } from './args.js'
-import { loadGatewayHookDirs } from './hook-sources.js'
+import { type GatewayRuntime, openGatewayRuntime } from './gateway-runtime.js'
 import type { CliIo } from './io.js'
 
 const HELP = `usage: warden llm --upstream <url> [--port N] [--host 127.0.0.1] [--config warden.yaml]
@@ -127,78 +119,36 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1
   }
   const log = (line: string) => io.stderr(`warden llm: ${line}\n`)
-  let config: WardenConfig | undefined
-  let persistence: Persistence | undefined
+  let runtime: GatewayRuntime<ReturnType<typeof llmLimits>> | undefined
   let gateway: LlmGateway | undefined
-  let engine: ReturnType<typeof buildEngine> | undefined
-  let authority: TokenAuthority | undefined
-  let approvals: GatewayApprovals | undefined
   try {
-    const configPath =
-      values.config ?? (existsSync(resolve(io.cwd, 'warden.yaml')) ? 'warden.yaml' : undefined)
-    if (configPath) config = await loadConfig(resolve(io.cwd, configPath))
-    const allowedHosts = allowedHostsOf(config, values['allowed-host'])
-    const limits = llmLimits(config?.raw.llm)
-    const apiKey = upstreamApiKey(llmSettings(config?.raw.llm).apiKey, io.env)
-    const extraHooks = await loadGatewayHookDirs(values.hooks, io, config, log)
-    const logger = createLogger({ destination: { write: (line: string) => void io.stderr(line) } })
-    persistence = await openPersistence({
-      logger,
-      db: values.db,
-      config: config?.raw,
-      breaker: config?.limits.breaker,
-      env: io.env,
-      cwd: io.cwd,
+    runtime = await openGatewayRuntime({
+      section: 'llm',
+      values,
+      io,
+      limitsOf: (config) => llmLimits(config?.raw.llm),
+      log,
     })
-    approvals = await gatewayApprovals(config, persistence, log)
-    engine = traceEngine(
-      buildEngine(config, {
-        recorder: redactingRecorder(persistence.redactor, persistence.recorder),
-        approver: approvals.approver,
-        breaker: persistence.breaker,
-        env: io.env,
-        extraHooks,
-      }),
-    )
-    persistence.metrics.watchHooks(engine)
-    const inFlight = inFlightLimiterFor(limits, 'llm', {
-      bytes: limits.maxBodyBytes,
-      setting: 'llm.maxBodyBytes',
-    })
-    const audit = persistence.writer
-    inFlight.holdAlso('audit records not yet written', () => audit.heldBytes())
-    registerInFlightMetrics(persistence.metrics.registry, inFlight)
-    settleAfterBursts(inFlight)
-    const context: EventContext = {}
-    if (values.agent) context.agent = { id: values.agent, name: values.agent }
-    if (values.tenant) context.tenantId = values.tenant
-    let authenticate: ((token: string | undefined) => ReturnType<TokenAuthority['verify']>) | undefined
-    if ((config?.raw.server as { auth?: string } | undefined)?.auth === 'token') {
-      const tokens = new TokenAuthority(persistence.store)
-      authority = tokens
-      authenticate = (token) => tokens.verify(token)
-    }
+    const apiKey = upstreamApiKey(llmSettings(runtime.config?.raw.llm).apiKey, io.env)
+    const tokens = runtime.tokens
     gateway = await startLlmGateway({
-      engine,
+      engine: runtime.engine,
       upstream,
-      context,
-      limits,
+      context: runtime.context,
+      limits: runtime.limits,
       ...(apiKey !== undefined ? { apiKey } : {}),
       host: values.host ?? '127.0.0.1',
       port,
-      metrics: persistence.metrics,
-      inFlight,
-      ...(allowedHosts ? { allowedHosts } : {}),
-      ...(authenticate ? { authenticate } : {}),
+      metrics: runtime.persistence.metrics,
+      inFlight: runtime.inFlight,
+      ...(runtime.allowedHosts ? { allowedHosts: runtime.allowedHosts } : {}),
+      ...(tokens ? { authenticate: (token: string | undefined) => tokens.verify(token) } : {}),
       log,
     })
   } catch (error) {
     log(errorMessage(error))
     await gateway?.close()
-    authority?.close()
-    await approvals?.close()
-    await engine?.close().catch(() => undefined)
-    await persistence?.close().catch(() => undefined)
+    await runtime?.close()
     return 1
   }
   io.stdout(`Warden model-API gateway listening on ${gateway.url.href}, forwarding to ${upstream.href}\n`)
@@ -206,10 +156,6 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     process.once('SIGINT', done)
     process.once('SIGTERM', done)
   })
-  await approvals?.close()
-  await gateway.close()
-  authority?.close()
-  await engine.close()
-  await persistence.close()
+  await runtime.close(gateway)
   return 0
 }

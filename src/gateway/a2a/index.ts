@@ -10,7 +10,6 @@ export {
   type UpstreamCard,
 } from './card.js'
 export { A2aChecks, type A2aChecksOptions } from './checks.js'
-export { discardBody, discardBound } from './drain.js'
 export { A2A_DEFAULTS, type A2aLimits, a2aLimits, a2aSettingsSchema, type StreamBuffer } from './limits.js'
 export {
   A2A_JSONRPC_METHODS,
@@ -35,11 +34,4 @@ export { restRoute } from './rest.js'
 export { type A2aGateway, type A2aGatewayOptions, startA2aGateway } from './server.js'
 export { SSE_HEADERS, type SseEvent, SseParser, SseTooLargeError, sseFrame } from './sse.js'
 export { joinText } from './stream.js'
-export {
-  translate as translateUpstreamError,
-  Upstream,
-  UpstreamError,
-  type UpstreamErrorKind,
-  type UpstreamNames,
-} from './upstream.js'
 export { A2A_DENIED_CODE, A2A_UPSTREAM_ERROR_CODE, restError, rpcError } from './wire.js'
