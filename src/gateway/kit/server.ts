@@ -1,6 +1,6 @@
 // The HTTP server every Fastify gateway (`warden llm`, `warden a2a`) stands on: the front
-// door (Host, Origin, Sec-Fetch-Site, no token in the URL, JSON bodies), then the request
-// target pinned to a plain path and browser navigations refused, then the limits in flight
+// door (the request target pinned to a plain path; Host, Origin, Sec-Fetch-Site, no token in
+// the URL, JSON bodies; browser navigations refused), then the limits in flight
 // (a refused request takes no place), raw bodies bounded in size, one error handler, and
 // `/healthz` and `/metrics`. Each answer Warden writes is in the protocol's own error shape.
 
@@ -15,6 +15,7 @@ import {
 import { type DoorRefusal, doorRefusalHeaders, FrontDoor, gatewayRefusal } from '../../net/index.js'
 import type { RequestAuthenticator } from './caller.js'
 import { discardBody, discardBound } from './drain.js'
+import { navigationRefusal, targetRefusal } from './origin.js'
 
 /** An error Warden answers itself, before the protocol sees the request. */
 export interface GatewayErrorInfo {
@@ -68,8 +69,12 @@ export function gatewayServer(options: GatewayServerOptions): GatewayServer {
     queryToken: { refuse: options.authenticate !== undefined },
   })
   app.addHook('onRequest', (request, reply, done) => {
-    const refusal = gatewayRefusal(door, request.method, request.url, request.headers)
+    const refusal =
+      targetRefusal(request.raw.url ?? '') ??
+      gatewayRefusal(door, request.method, request.url, request.headers) ??
+      navigationRefusal(request.headers)
     if (refusal === undefined) return done()
+    if (refusal.status === 400) reply.header('connection', 'close')
     reply
       .code(refusal.status)
       .headers(doorRefusalHeaders(refusal))
