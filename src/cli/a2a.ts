@@ -9,7 +9,7 @@ import { errorMessage } from '../core/index.js'
 import { type A2aGateway, a2aLimits, startA2aGateway } from '../gateway/index.js'
 import { tokenFromRequest } from '../server/index.js'
 import { parseArgs } from './args.js'
-import { type GatewayRuntime, openGatewayRuntime } from './gateway-runtime.js'
+import { type GatewayRuntime, httpUrlOption, openGatewayRuntime, portOption } from './gateway-runtime.js'
 import type { CliIo } from './io.js'
 
 const HELP = `usage: warden a2a --upstream <url> [--port N] [--host 127.0.0.1] [--config warden.yaml]
@@ -62,23 +62,11 @@ function parse(args: string[]) {
   })
 }
 
-function httpUrl(text: string, flag: string): URL {
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    throw new Error(`${flag} must be an http or https URL (got "${text}")`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new Error(`${flag} must be an http or https URL (got "${text}")`)
-  return url
-}
-
 /** Runs `warden a2a`; resolves with the exit code once the gateway has stopped. */
 export async function run(args: string[], io: CliIo): Promise<number> {
   let values: ReturnType<typeof parse>['values']
   let upstream: URL
-  let port = 0
+  let port: number
   try {
     values = parse(args).values
     if (values.help) {
@@ -86,12 +74,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return 0
     }
     if (!values.upstream) throw new Error('give the upstream agent with --upstream <url>')
-    upstream = httpUrl(values.upstream, '--upstream')
-    if (values.port !== undefined) {
-      port = Number(values.port)
-      if (!Number.isInteger(port) || port < 0 || port > 65_535)
-        throw new Error(`--port must be a whole number from 0 to 65535 (got "${values.port}")`)
-    }
+    upstream = httpUrlOption(values.upstream, '--upstream')
+    port = portOption(values.port)
   } catch (error) {
     io.stderr(`warden a2a: ${errorMessage(error)}\n\n${HELP}`)
     return 1
@@ -117,7 +101,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       ...(network.allow ? { networkAllow: network.allow } : {}),
       host: values.host ?? '127.0.0.1',
       port,
-      ...(values['public-url'] ? { publicUrl: httpUrl(values['public-url'], '--public-url') } : {}),
+      ...(values['public-url'] ? { publicUrl: httpUrlOption(values['public-url'], '--public-url') } : {}),
       metrics: runtime.persistence.metrics,
       inFlight: runtime.inFlight,
       ...(runtime.allowedHosts ? { allowedHosts: runtime.allowedHosts } : {}),

@@ -145,3 +145,31 @@ export async function openGatewayRuntime<L extends GatewayBodyLimits>(
     throw error
   }
 }
+
+/**
+ * An `http:` or `https:` URL given on the command line.
+ * @throws Error naming the flag.
+ */
+export function httpUrlOption(text: string, flag: string): URL {
+  let url: URL | undefined
+  try {
+    url = new URL(text)
+  } catch {
+    url = undefined
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new Error(`${flag} must be an http or https URL (got "${text}")`)
+  return url
+}
+
+/**
+ * The `--port` to listen on (0, any free port, when not given).
+ * @throws Error when it is not a whole number from 0 to 65535.
+ */
+export function portOption(text: string | undefined): number {
+  if (text === undefined) return 0
+  const port = Number(text)
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new Error(`--port must be a whole number from 0 to 65535 (got "${text}")`)
+  return port
+}

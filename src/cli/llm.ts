@@ -9,7 +9,7 @@ import { errorMessage } from '../core/index.js'
 import { type LlmGateway, llmLimits, llmSettings, startLlmGateway } from '../gateway/index.js'
 import { createSecretBox, DEFAULT_KEY_FILE, isSealed } from '../secrets/index.js'
 import { parseArgs } from './args.js'
-import { type GatewayRuntime, openGatewayRuntime } from './gateway-runtime.js'
+import { type GatewayRuntime, httpUrlOption, openGatewayRuntime, portOption } from './gateway-runtime.js'
 import type { CliIo } from './io.js'
 
 const HELP = `usage: warden llm --upstream <url> [--port N] [--host 127.0.0.1] [--config warden.yaml]
@@ -63,18 +63,6 @@ function parse(args: string[]) {
   })
 }
 
-function httpUrl(text: string): URL {
-  let url: URL | undefined
-  try {
-    url = new URL(text)
-  } catch {
-    url = undefined
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-    throw new Error(`--upstream must be an http or https URL (got "${text}")`)
-  return url
-}
-
 /**
  * The upstream API key from `llm.apiKey` (sealed, or `${VAR}`) or WARDEN_LLM_API_KEY.
  * @throws Error when the key is in clear in the config or cannot be opened (never echoing it).
@@ -100,7 +88,7 @@ export function upstreamApiKey(configured: string | undefined, env: NodeJS.Proce
 export async function run(args: string[], io: CliIo): Promise<number> {
   let values: ReturnType<typeof parse>['values']
   let upstream: URL
-  let port = 0
+  let port: number
   try {
     values = parse(args).values
     if (values.help) {
@@ -108,12 +96,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return 0
     }
     if (!values.upstream) throw new Error('give the model API with --upstream <url>')
-    upstream = httpUrl(values.upstream)
-    if (values.port !== undefined) {
-      port = Number(values.port)
-      if (!Number.isInteger(port) || port < 0 || port > 65_535)
-        throw new Error(`--port must be a whole number from 0 to 65535 (got "${values.port}")`)
-    }
+    upstream = httpUrlOption(values.upstream, '--upstream')
+    port = portOption(values.port)
   } catch (error) {
     io.stderr(`warden llm: ${errorMessage(error)}\n\n${HELP}`)
     return 1

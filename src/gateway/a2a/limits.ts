@@ -4,6 +4,7 @@
 
 import { z } from 'zod'
 import { formatZodError, WardenError } from '../../core/index.js'
+import { byteSetting, inFlightSettings, millisSetting } from '../kit/index.js'
 
 /** How streamed artifact chunks are checked. */
 export type StreamBuffer = 'event' | 'artifact'
@@ -40,12 +41,8 @@ export const A2A_DEFAULTS: A2aLimits = {
   cardTtlMs: 30_000,
 }
 
-const bytes = z
-  .number({ error: 'must be a number of bytes' })
-  .int()
-  .positive()
-  .max(256 * 1024 * 1024)
-const millis = z.number({ error: 'must be a number of milliseconds' }).int().positive().max(86_400_000)
+const bytes = byteSetting
+const millis = millisSetting
 
 /** Schema of the `a2a:` section. */
 export const a2aSettingsSchema = z
@@ -55,13 +52,7 @@ export const a2aSettingsSchema = z
     maxStreamMs: millis.optional(),
     upstreamTimeoutMs: millis.optional(),
     cardTtlMs: z.number().int().min(0).max(86_400_000).optional(),
-    maxInFlight: z.number().int().positive().max(1_000_000).optional(),
-    maxInFlightBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .max(64 * 1024 * 1024 * 1024)
-      .optional(),
+    ...inFlightSettings,
     stream: z
       .object({
         buffer: z.enum(['event', 'artifact'], { error: 'must be "event" or "artifact"' }).optional(),

@@ -21,6 +21,7 @@ export {
   unknownTypePolicy,
 } from './closed-world.js'
 export { discardBody, discardBound } from './drain.js'
+export { byteSetting, inFlightSettings, millisSetting } from './limits.js'
 export { navigationRefusal, pinnedUrl, TargetError, targetProblem, targetRefusal } from './origin.js'
 export {
   type GatewayErrorInfo,
