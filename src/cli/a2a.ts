@@ -3,20 +3,13 @@
 // hooks on every request, answer and streamed event. Decisions are audited in the store
 // (--db), Prometheus metrics are on /metrics and dispatches are traced. With `server.auth:
 // token` callers need an access token (`warden tokens create`) whose tenant pins theirs.
-// A hook's `ask` is held as a pending approval in the store (see a2a-approvals.ts).
+// A hook's `ask` is held as a pending approval in the store (see gateway-approvals.ts).
 
-import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
-import { openPersistence, type Persistence, redactingRecorder } from '../audit/index.js'
-import { type EventContext, errorMessage } from '../core/index.js'
-import { type A2aGateway, a2aLimits, startA2aGateway } from '../gateway/index.js'
-import { inFlightLimiterFor, registerInFlightMetrics, settleAfterBursts } from '../inflight/index.js'
-import { createLogger, traceEngine } from '../observability/index.js'
-import { TokenAuthority, tokenFromRequest } from '../server/index.js'
-import { allowedHostsOf, buildEngine, loadConfig, type WardenConfig } from '../sources/index.js'
-import { type GatewayApprovals, gatewayApprovals } from './a2a-approvals.js'
+import { errorMessage } from '../core/index.js'
+import { type A2aGateway, a2aLetThroughRecorder, a2aLimits, startA2aGateway } from '../gateway/index.js'
+import { tokenFromRequest } from '../server/index.js'
 import { parseArgs } from './args.js'
-import { loadGatewayHookDirs } from './hook-sources.js'
+import { type GatewayRuntime, httpUrlOption, openGatewayRuntime, portOption } from './gateway-runtime.js'
 import type { CliIo } from './io.js'
 
 const HELP = `usage: warden a2a --upstream <url> [--port N] [--host 127.0.0.1] [--config warden.yaml]
@@ -69,23 +62,11 @@ function parse(args: string[]) {
   })
 }
 
-function httpUrl(text: string, flag: string): URL {
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    throw new Error(`${flag} must be an http or https URL (got "${text}")`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new Error(`${flag} must be an http or https URL (got "${text}")`)
-  return url
-}
-
 /** Runs `warden a2a`; resolves with the exit code once the gateway has stopped. */
 export async function run(args: string[], io: CliIo): Promise<number> {
   let values: ReturnType<typeof parse>['values']
   let upstream: URL
-  let port = 0
+  let port: number
   try {
     values = parse(args).values
     if (values.help) {
@@ -93,91 +74,50 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return 0
     }
     if (!values.upstream) throw new Error('give the upstream agent with --upstream <url>')
-    upstream = httpUrl(values.upstream, '--upstream')
-    if (values.port !== undefined) {
-      port = Number(values.port)
-      if (!Number.isInteger(port) || port < 0 || port > 65_535)
-        throw new Error(`--port must be a whole number from 0 to 65535 (got "${values.port}")`)
-    }
+    upstream = httpUrlOption(values.upstream, '--upstream')
+    port = portOption(values.port)
   } catch (error) {
     io.stderr(`warden a2a: ${errorMessage(error)}\n\n${HELP}`)
     return 1
   }
   const log = (line: string) => io.stderr(`warden a2a: ${line}\n`)
-  let config: WardenConfig | undefined
-  let persistence: Persistence | undefined
+  let runtime: GatewayRuntime<ReturnType<typeof a2aLimits>> | undefined
   let gateway: A2aGateway | undefined
-  let engine: ReturnType<typeof buildEngine> | undefined
-  let authority: TokenAuthority | undefined
-  let approvals: GatewayApprovals | undefined
-  let gatewayAuth: ((authorization: string | undefined) => ReturnType<TokenAuthority['verify']>) | undefined
   try {
-    const configPath =
-      values.config ?? (existsSync(resolve(io.cwd, 'warden.yaml')) ? 'warden.yaml' : undefined)
-    if (configPath) config = await loadConfig(resolve(io.cwd, configPath))
-    const allowedHosts = allowedHostsOf(config, values['allowed-host'])
-    const limits = a2aLimits(config?.raw.a2a)
-    const extraHooks = await loadGatewayHookDirs(values.hooks, io, config, log)
-    const logger = createLogger({ destination: { write: (line: string) => void io.stderr(line) } })
-    persistence = await openPersistence({
-      logger,
-      db: values.db,
-      config: config?.raw,
-      breaker: config?.limits.breaker,
-      env: io.env,
-      cwd: io.cwd,
+    runtime = await openGatewayRuntime({
+      section: 'a2a',
+      values,
+      io,
+      limitsOf: (config) => a2aLimits(config?.raw.a2a),
+      log,
+      wrapRecorder: a2aLetThroughRecorder,
     })
-    approvals = await gatewayApprovals(config, persistence, log)
-    engine = traceEngine(
-      buildEngine(config, {
-        recorder: redactingRecorder(persistence.redactor, persistence.recorder),
-        approver: approvals.approver,
-        breaker: persistence.breaker,
-        env: io.env,
-        extraHooks,
-      }),
-    )
-    persistence.metrics.watchHooks(engine)
-    const inFlight = inFlightLimiterFor(limits, 'a2a', {
-      bytes: limits.maxBodyBytes,
-      setting: 'a2a.maxBodyBytes',
-    })
-    const audit = persistence.writer
-    inFlight.holdAlso('audit records not yet written', () => audit.heldBytes())
-    registerInFlightMetrics(persistence.metrics.registry, inFlight)
-    settleAfterBursts(inFlight)
-    const context: EventContext = {}
-    if (values.agent) context.agent = { id: values.agent, name: values.agent }
-    if (values.tenant) context.tenantId = values.tenant
-    const network = (config?.raw.network ?? {}) as { allow?: string[] }
-    if ((config?.raw.server as { auth?: string } | undefined)?.auth === 'token') {
-      const tokens = new TokenAuthority(persistence.store)
-      authority = tokens
-      gatewayAuth = (authorization: string | undefined) =>
-        tokens.verify(tokenFromRequest(authorization, undefined))
-    }
+    const network = (runtime.config?.raw.network ?? {}) as { allow?: string[] }
+    const tokens = runtime.tokens
     gateway = await startA2aGateway({
-      engine,
+      engine: runtime.engine,
       upstream,
-      context,
-      limits,
+      context: runtime.context,
+      limits: runtime.limits,
       ...(network.allow ? { networkAllow: network.allow } : {}),
       host: values.host ?? '127.0.0.1',
       port,
-      ...(values['public-url'] ? { publicUrl: httpUrl(values['public-url'], '--public-url') } : {}),
-      metrics: persistence.metrics,
-      inFlight,
-      ...(allowedHosts ? { allowedHosts } : {}),
-      ...(gatewayAuth ? { authenticate: gatewayAuth } : {}),
+      ...(values['public-url'] ? { publicUrl: httpUrlOption(values['public-url'], '--public-url') } : {}),
+      metrics: runtime.persistence.metrics,
+      inFlight: runtime.inFlight,
+      ...(runtime.allowedHosts ? { allowedHosts: runtime.allowedHosts } : {}),
+      ...(tokens
+        ? {
+            authenticate: (authorization: string | undefined) =>
+              tokens.verify(tokenFromRequest(authorization, undefined)),
+          }
+        : {}),
       log,
     })
   } catch (error) {
     log(errorMessage(error))
     await gateway?.close()
-    authority?.close()
-    await approvals?.close()
-    await engine?.close().catch(() => undefined)
-    await persistence?.close().catch(() => undefined)
+    await runtime?.close()
     return 1
   }
   io.stdout(
@@ -187,10 +127,6 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     process.once('SIGINT', done)
     process.once('SIGTERM', done)
   })
-  await approvals?.close()
-  await gateway.close()
-  authority?.close()
-  await engine.close()
-  await persistence.close()
+  await runtime.close(gateway)
   return 0
 }

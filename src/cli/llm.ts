@@ -5,10 +5,7 @@
 // Prometheus metrics are on /metrics, dispatches are traced. With `server.auth: token`
 // callers need an access token; a hook's ask is held for approval as under `warden a2a`.
 
-import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
-import { openPersistence, type Persistence, redactingRecorder } from '../audit/index.js'
-import { type EventContext, errorMessage } from '../core/index.js'
+import { errorMessage } from '../core/index.js'
 import {
   type LlmGateway,
   llmLetThroughRecorder,
@@ -17,14 +14,9 @@ import {
   llmUnknownTypes,
   startLlmGateway,
 } from '../gateway/index.js'
-import { inFlightLimiterFor, registerInFlightMetrics, settleAfterBursts } from '../inflight/index.js'
-import { createLogger, traceEngine } from '../observability/index.js'
 import { createSecretBox, DEFAULT_KEY_FILE, isSealed } from '../secrets/index.js'
-import { TokenAuthority } from '../server/index.js'
-import { allowedHostsOf, buildEngine, loadConfig, type WardenConfig } from '../sources/index.js'
-import { type GatewayApprovals, gatewayApprovals } from './a2a-approvals.js'
 import { parseArgs } from './args.js'
-import { loadGatewayHookDirs } from './hook-sources.js'
+import { type GatewayRuntime, httpUrlOption, openGatewayRuntime, portOption } from './gateway-runtime.js'
 import type { CliIo } from './io.js'
 
 const HELP = `usage: warden llm --upstream <url> [--port N] [--host 127.0.0.1] [--config warden.yaml]
@@ -78,18 +70,6 @@ function parse(args: string[]) {
   })
 }
 
-function httpUrl(text: string): URL {
-  let url: URL | undefined
-  try {
-    url = new URL(text)
-  } catch {
-    url = undefined
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-    throw new Error(`--upstream must be an http or https URL (got "${text}")`)
-  return url
-}
-
 /**
  * The upstream API key from `llm.apiKey` (sealed, or `${VAR}`) or WARDEN_LLM_API_KEY.
  * @throws Error when the key is in clear in the config or cannot be opened (never echoing it).
@@ -115,7 +95,7 @@ export function upstreamApiKey(configured: string | undefined, env: NodeJS.Proce
 export async function run(args: string[], io: CliIo): Promise<number> {
   let values: ReturnType<typeof parse>['values']
   let upstream: URL
-  let port = 0
+  let port: number
   try {
     values = parse(args).values
     if (values.help) {
@@ -123,96 +103,52 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return 0
     }
     if (!values.upstream) throw new Error('give the model API with --upstream <url>')
-    upstream = httpUrl(values.upstream)
-    if (values.port !== undefined) {
-      port = Number(values.port)
-      if (!Number.isInteger(port) || port < 0 || port > 65_535)
-        throw new Error(`--port must be a whole number from 0 to 65535 (got "${values.port}")`)
-    }
+    upstream = httpUrlOption(values.upstream, '--upstream')
+    port = portOption(values.port)
   } catch (error) {
     io.stderr(`warden llm: ${errorMessage(error)}\n\n${HELP}`)
     return 1
   }
   const log = (line: string) => io.stderr(`warden llm: ${line}\n`)
-  let config: WardenConfig | undefined
-  let persistence: Persistence | undefined
+  let runtime: GatewayRuntime<ReturnType<typeof llmLimits>> | undefined
   let gateway: LlmGateway | undefined
-  let engine: ReturnType<typeof buildEngine> | undefined
-  let authority: TokenAuthority | undefined
-  let approvals: GatewayApprovals | undefined
   try {
-    const configPath =
-      values.config ?? (existsSync(resolve(io.cwd, 'warden.yaml')) ? 'warden.yaml' : undefined)
-    if (configPath) config = await loadConfig(resolve(io.cwd, configPath))
-    const allowedHosts = allowedHostsOf(config, values['allowed-host'])
-    const limits = llmLimits(config?.raw.llm)
-    const apiKey = upstreamApiKey(llmSettings(config?.raw.llm).apiKey, io.env)
-    const extraHooks = await loadGatewayHookDirs(values.hooks, io, config, log)
-    const logger = createLogger({ destination: { write: (line: string) => void io.stderr(line) } })
-    const unknownTypes = llmUnknownTypes(llmSettings(config?.raw.llm).allowUnknownTypes, (key) =>
+    runtime = await openGatewayRuntime({
+      section: 'llm',
+      values,
+      io,
+      limitsOf: (config) => llmLimits(config?.raw.llm),
+      log,
+      wrapRecorder: llmLetThroughRecorder,
+    })
+    const logger = runtime.logger
+    const unknownTypes = llmUnknownTypes(llmSettings(runtime.config?.raw.llm).allowUnknownTypes, (key) =>
       logger.warn(
         { event: 'security.gateway.unknown_type_let_through', key, setting: 'llm.allowUnknownTypes' },
         `an unknown item type was let through unchecked: ${key}`,
       ),
     )
-    persistence = await openPersistence({
-      logger,
-      db: values.db,
-      config: config?.raw,
-      breaker: config?.limits.breaker,
-      env: io.env,
-      cwd: io.cwd,
-    })
-    approvals = await gatewayApprovals(config, persistence, log)
-    engine = traceEngine(
-      buildEngine(config, {
-        recorder: llmLetThroughRecorder(redactingRecorder(persistence.redactor, persistence.recorder)),
-        approver: approvals.approver,
-        breaker: persistence.breaker,
-        env: io.env,
-        extraHooks,
-      }),
-    )
-    persistence.metrics.watchHooks(engine)
-    const inFlight = inFlightLimiterFor(limits, 'llm', {
-      bytes: limits.maxBodyBytes,
-      setting: 'llm.maxBodyBytes',
-    })
-    const audit = persistence.writer
-    inFlight.holdAlso('audit records not yet written', () => audit.heldBytes())
-    registerInFlightMetrics(persistence.metrics.registry, inFlight)
-    settleAfterBursts(inFlight)
-    const context: EventContext = {}
-    if (values.agent) context.agent = { id: values.agent, name: values.agent }
-    if (values.tenant) context.tenantId = values.tenant
-    let authenticate: ((token: string | undefined) => ReturnType<TokenAuthority['verify']>) | undefined
-    if ((config?.raw.server as { auth?: string } | undefined)?.auth === 'token') {
-      const tokens = new TokenAuthority(persistence.store)
-      authority = tokens
-      authenticate = (token) => tokens.verify(token)
-    }
+    const apiKey = upstreamApiKey(llmSettings(runtime.config?.raw.llm).apiKey, io.env)
+    const tokens = runtime.tokens
     gateway = await startLlmGateway({
-      engine,
+      engine: runtime.engine,
       upstream,
-      context,
-      limits,
+      context: runtime.context,
+      limits: runtime.limits,
       ...(apiKey !== undefined ? { apiKey } : {}),
       host: values.host ?? '127.0.0.1',
       port,
-      metrics: persistence.metrics,
-      inFlight,
-      ...(allowedHosts ? { allowedHosts } : {}),
-      ...(authenticate ? { authenticate } : {}),
+      metrics: runtime.persistence.metrics,
+      inFlight: runtime.inFlight,
+      ...(runtime.allowedHosts ? { allowedHosts: runtime.allowedHosts } : {}),
       unknownTypes,
+      ...(tokens ? { authenticate: (token: string | undefined) => tokens.verify(token) } : {}),
       log,
     })
   } catch (error) {
     log(errorMessage(error))
     await gateway?.close()
-    authority?.close()
-    await approvals?.close()
-    await engine?.close().catch(() => undefined)
-    await persistence?.close().catch(() => undefined)
+    await runtime?.close()
     return 1
   }
   io.stdout(`Warden model-API gateway listening on ${gateway.url.href}, forwarding to ${upstream.href}\n`)
@@ -220,10 +156,6 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     process.once('SIGINT', done)
     process.once('SIGTERM', done)
   })
-  await approvals?.close()
-  await gateway.close()
-  authority?.close()
-  await engine.close()
-  await persistence.close()
+  await runtime.close(gateway)
   return 0
 }

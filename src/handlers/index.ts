@@ -67,7 +67,7 @@ export type { JudgeSettings } from './prompt-settings.js'
 export { judgeSettings, judgeSettingsSchema } from './prompt-settings.js'
 export type { ScriptHandlerOptions, ScriptProblem } from './script.js'
 export { checkScriptHook, createScriptHandler, MAX_SCRIPT_CHARS, scriptHandler } from './script.js'
-export { fromPayloadView, payloadView } from './script-view.js'
+export { fromPayloadView, type HooksViewer, payloadView, withHooksViewer } from './script-view.js'
 export type { StaticConfig, StaticHandlerType } from './static.js'
 export { allowHandler, askHandler, denyHandler, STATIC_HANDLER_TYPES } from './static.js'
 

@@ -3,6 +3,7 @@
 // canonical payload. A `modify(payload)` written in the view is mapped back onto the
 // canonical payload here, so the rest of Warden only ever sees canonical events.
 
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { CheckedEvent, HookSpec, Json, JsonObject } from '../core/index.js'
 
 /** The payload a script sees for an event. */
@@ -96,18 +97,38 @@ function record(value: unknown): JsonObject | undefined {
 export const MAX_LISTED_HOOKS = 1000
 const MAX_VIEW_CHARS = 2000
 
+/** Whose view of the hooks a run is limited to (a caller of the management API). */
+export interface HooksViewer {
+  /** The caller's tenant: only that tenant's hooks are listed (global hooks are hidden from it). */
+  tenant: string
+}
+
+const viewer = new AsyncLocalStorage<HooksViewer>()
+
+/**
+ * Runs `work` with the hooks a script lists limited to what `who` may see through the
+ * management API (a tenant sees its own hooks only), e.g. for a tenant editor's
+ * `hooks.test`: a script never learns through `hooks.list()` what its caller could not read.
+ */
+export function withHooksViewer<T>(who: HooksViewer | undefined, work: () => T): T {
+  return who === undefined ? work() : viewer.run(who, work)
+}
+
 /**
  * The loaded hooks a script may read (`hooks.list()`, AI Harness's meta-policy view): the
  * global hooks and those of the caller's tenant, in run order, as fresh copies. Only what a
  * policy reasons about is shown (name, event, priority, matcher, condition, description,
  * source file name, enabled, mode, handler type, tenant); no handler settings, so no URL,
- * header, secret or script text of another hook reaches the script.
+ * header, secret or script text of another hook reaches the script. Under
+ * {@link withHooksViewer}, only the viewer's own tenant's hooks are listed.
  */
 export function loadedHooksView(hooks: readonly HookSpec[], tenant: string): JsonObject[] {
   const listed: JsonObject[] = []
+  const only = viewer.getStore()?.tenant
   for (const hook of hooks) {
     const owner = hook.scope.tenant ?? ''
     if (owner !== '' && owner !== tenant) continue
+    if (only !== undefined && owner !== only) continue
     if (listed.length >= MAX_LISTED_HOOKS) break
     const view: JsonObject = {
       name: cut(hook.name),

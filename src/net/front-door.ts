@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
 
 /** Why a request is refused at the door: the HTTP status, the header at fault and a message. */
 export interface DoorRefusal {
-  status: 401 | 403 | 415 | 421
+  status: 400 | 401 | 403 | 415 | 421
   /** The header (or part of the URL) that was wrong, e.g. `origin`, `host`, `content-type`. */
   field: string
   message: string

@@ -5,8 +5,8 @@
 
 import type { JsonObject } from '../../core/index.js'
 import { redactUrl } from '../../net/index.js'
+import { type Upstream, UpstreamError } from '../kit/index.js'
 import { isObject } from './payload.js'
-import { type Upstream, UpstreamError } from './upstream.js'
 
 /** The well-known path of the agent card, and the v0.3 one. */
 export const CARD_PATHS = ['/.well-known/agent-card.json', '/.well-known/agent.json'] as const

@@ -17,9 +17,10 @@ import {
   type JsonObject,
   type ModifyCheck,
   type OnCallerGone,
+  type Recorder,
   withArticle,
 } from '../../core/index.js'
-import type { UnknownTypePolicy } from '../kit/index.js'
+import { LET_THROUGH_CODE, letThroughRecorder, type UnknownTypePolicy } from '../kit/index.js'
 import { A2A_DEFAULTS, type A2aLimits } from './limits.js'
 import type { A2aMethodInfo, A2aOperation } from './methods.js'
 import {
@@ -55,7 +56,7 @@ export interface A2aChecksOptions {
 }
 
 /** The reason code an event carries when an unknown type was let through unchecked. */
-export const LET_THROUGH_REASON_CODE = 'unknown-type-let-through'
+export const LET_THROUGH_REASON_CODE = LET_THROUGH_CODE
 
 /** A checked request: forward these params, or answer the refusal. */
 export type RequestCheck =
@@ -234,6 +235,16 @@ export class A2aChecks {
     this.log(`denied ${what}: ${decision.reason}`)
     return denial(decision, what)
   }
+}
+
+/** A recorder that adds the let-through reason codes to the records of calls naming `a2a.unchecked` keys. */
+export function a2aLetThroughRecorder(next: Recorder): Recorder {
+  return letThroughRecorder(next, (record) => {
+    const a2a = record.event.payload.a2a
+    const unchecked = isObject(a2a) ? a2a.unchecked : undefined
+    const keys = isObject(unchecked) ? unchecked.keys : undefined
+    return Array.isArray(keys) ? keys.filter((key): key is string => typeof key === 'string') : []
+  })
 }
 
 /** The payload naming the unknown types let through unchecked (`a2a.unchecked`), for the audit. */

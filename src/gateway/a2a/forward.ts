@@ -7,13 +7,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { EventContext, Json, JsonObject, OnCallerGone } from '../../core/index.js'
 import { errorMessage } from '../../core/index.js'
+import { type Upstream, UpstreamError, type UpstreamRequest } from '../kit/index.js'
 import type { A2aChecks } from './checks.js'
 import type { A2aLimits } from './limits.js'
 import type { A2aMethodInfo } from './methods.js'
 import type { Caller, RpcId, Target } from './payload.js'
 import { SSE_HEADERS } from './sse.js'
 import { type RelaySink, relayStream } from './stream.js'
-import { type Upstream, UpstreamError, type UpstreamRequest } from './upstream.js'
 import { type Refusal, upstreamFailure } from './wire.js'
 
 /** The gateway-wide parts a call uses. */

@@ -9,8 +9,7 @@ export {
   rewriteCard,
   type UpstreamCard,
 } from './card.js'
-export { A2aChecks, type A2aChecksOptions, LET_THROUGH_REASON_CODE } from './checks.js'
-export { discardBody, discardBound } from './drain.js'
+export { A2aChecks, type A2aChecksOptions, a2aLetThroughRecorder, LET_THROUGH_REASON_CODE } from './checks.js'
 export { A2A_DEFAULTS, type A2aLimits, a2aLimits, a2aSettingsSchema, type StreamBuffer } from './limits.js'
 export {
   A2A_JSONRPC_METHODS,
@@ -48,11 +47,4 @@ export {
   a2aUnknownTypePolicy,
 } from './tables.js'
 export { TaskTenants } from './tenancy.js'
-export {
-  translate as translateUpstreamError,
-  Upstream,
-  UpstreamError,
-  type UpstreamErrorKind,
-  type UpstreamNames,
-} from './upstream.js'
 export { A2A_DENIED_CODE, A2A_UPSTREAM_ERROR_CODE, restError, rpcError } from './wire.js'

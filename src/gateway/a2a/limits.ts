@@ -5,6 +5,7 @@
 
 import { z } from 'zod'
 import { formatZodError, WardenError } from '../../core/index.js'
+import { byteSetting, inFlightSettings, millisSetting } from '../kit/index.js'
 import { a2aUnknownTypePolicy } from './tables.js'
 
 /** How streamed artifact chunks are checked. */
@@ -48,12 +49,8 @@ export const A2A_DEFAULTS: A2aLimits = {
   allowUnknownTypes: [],
 }
 
-const bytes = z
-  .number({ error: 'must be a number of bytes' })
-  .int()
-  .positive()
-  .max(256 * 1024 * 1024)
-const millis = z.number({ error: 'must be a number of milliseconds' }).int().positive().max(86_400_000)
+const bytes = byteSetting
+const millis = millisSetting
 
 /** Schema of the `a2a:` section. */
 export const a2aSettingsSchema = z
@@ -63,13 +60,7 @@ export const a2aSettingsSchema = z
     maxStreamMs: millis.optional(),
     upstreamTimeoutMs: millis.optional(),
     cardTtlMs: z.number().int().min(0).max(86_400_000).optional(),
-    maxInFlight: z.number().int().positive().max(1_000_000).optional(),
-    maxInFlightBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .max(64 * 1024 * 1024 * 1024)
-      .optional(),
+    ...inFlightSettings,
     maxTrackedTasks: z.number().int().positive().max(10_000_000).optional(),
     allowUnknownTypes: z.array(z.string().min(1).max(200)).max(100).optional(),
     stream: z

@@ -5,33 +5,18 @@
 // user from `X-Warden-Agent` / `X-Warden-User`.
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import Fastify, { type FastifyInstance } from 'fastify'
 import { type Engine, type EventContext, errorMessage } from '../../core/index.js'
-import {
-  answeredRefusal,
-  type InFlightLimiter,
-  inFlightLimiterFor,
-  limitInFlight,
-} from '../../inflight/index.js'
-import {
-  type CallerPrincipal,
-  callerTenant,
-  doorRefusalBody,
-  doorRefusalHeaders,
-  FrontDoor,
-  gatewayRefusal,
-  type Resolver,
-} from '../../net/index.js'
+import type { InFlightLimiter } from '../../inflight/index.js'
+import { type CallerPrincipal, doorRefusalBody, type Resolver } from '../../net/index.js'
+import { callerIdentity, gatewayServer, Upstream, UpstreamError } from '../kit/index.js'
 import { CARD_PATHS, CardSource, rewriteCard, type UpstreamCard } from './card.js'
 import { A2aChecks } from './checks.js'
-import { discardBody, discardBound } from './drain.js'
 import type { ForwardDeps } from './forward.js'
 import { handleJsonRpc, writeRpcRefusal } from './jsonrpc.js'
 import { A2A_DEFAULTS, type A2aLimits } from './limits.js'
 import type { Caller, Target } from './payload.js'
 import { PushUrlPolicy } from './push-policy.js'
 import { handleRest, writeRestRefusal } from './rest.js'
-import { Upstream, UpstreamError } from './upstream.js'
 import { invalid, RPC_INVALID_REQUEST, refusedBy, upstreamFailure } from './wire.js'
 
 /** How to run the gateway. */
@@ -71,8 +56,6 @@ export interface A2aGateway {
   close(): Promise<void>
 }
 
-const NAME_RULE = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/
-
 /**
  * Starts the gateway (the upstream card is fetched on first use, so a down upstream does
  * not stop it from starting).
@@ -95,88 +78,33 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
   let publicUrl = options.publicUrl
   const forwardAuthorization = options.authenticate === undefined
 
-  const app: FastifyInstance = Fastify({
-    logger: false,
-    bodyLimit: limits.maxBodyBytes,
-    forceCloseConnections: true,
-  })
-  // The front door (Host, Origin, Sec-Fetch-Site, no token in the URL, JSON bodies), before
-  // the limits in flight: a refused request takes no place.
-  const door = new FrontDoor({
+  const authenticate = options.authenticate
+  const { app, listen } = gatewayServer({
+    section: 'a2a',
+    limits,
+    ...(options.inFlight ? { inFlight: options.inFlight } : {}),
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
-    allowedHostsSetting: 'server.allowedHosts (--allowed-host)',
-    queryToken: { refuse: options.authenticate !== undefined },
+    ...(authenticate ? { authenticate: (req) => authenticate(req.headers.authorization) } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    doorBody: (_url, refusal) => doorRefusalBody(refusal),
+    errorBody: (_url, error) => ({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: RPC_INVALID_REQUEST, message: error.message },
+    }),
+    log,
   })
-  app.addHook('onRequest', (request, reply, done) => {
-    const refusal = gatewayRefusal(door, request.method, request.url, request.headers)
-    if (refusal === undefined) return done()
-    reply.code(refusal.status).headers(doorRefusalHeaders(refusal)).send(doorRefusalBody(refusal))
-  })
-  limitInFlight(
-    app,
-    options.inFlight ??
-      inFlightLimiterFor(limits, 'a2a', { bytes: limits.maxBodyBytes, setting: 'a2a.maxBodyBytes' }),
-  )
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
-  app.setErrorHandler(async (error, request, reply) => {
-    if (answeredRefusal(error, reply)) return reply
-    const status = (error as { statusCode?: number }).statusCode ?? 500
-    const message =
-      status === 413
-        ? `the body is over the limit of ${limits.maxBodyBytes} bytes (a2a.maxBodyBytes)`
-        : status < 500
-          ? errorMessage(error)
-          : 'the gateway failed'
-    if (status >= 500) log(`${request.method} ${request.url}: ${errorMessage(error)}`)
-    // The client is still sending: read its upload (bounded) so it sees this answer.
-    if (status === 413) await discardBody(request.raw, discardBound(limits.maxBodyBytes))
-    return reply
-      .code(status)
-      .send({ jsonrpc: '2.0', id: null, error: { code: RPC_INVALID_REQUEST, message } })
-  })
-  app.get('/healthz', async () => ({ status: 'ok' }))
-  if (options.metrics) {
-    const metrics = options.metrics
-    const authenticate = options.authenticate
-    app.get('/metrics', async (request, reply) => {
-      // Under server.auth: token, metrics need a token too (any role).
-      const verdict = authenticate ? await authenticate(request.headers.authorization) : undefined
-      if (verdict && 'error' in verdict) {
-        const refusal = { status: 401, field: 'authorization', message: verdict.error } as const
-        return reply.code(401).headers(doorRefusalHeaders(refusal)).send(doorRefusalBody(refusal))
-      }
-      return reply.header('content-type', metrics.contentType).send(await metrics.render())
-    })
-  }
 
   async function callerOf(req: IncomingMessage): Promise<Caller | { error: string; status: number }> {
+    const identity = await callerIdentity(
+      req,
+      authenticate ? (request) => authenticate(request.headers.authorization) : undefined,
+    )
+    if ('status' in identity) return { error: identity.message, status: identity.status }
     const caller: Caller = {}
-    const tenant = header(req, 'x-warden-tenant')
-    for (const [name, value] of [
-      ['X-Warden-Tenant', tenant],
-      ['X-Warden-Agent', header(req, 'x-warden-agent')],
-      ['X-Warden-User', header(req, 'x-warden-user')],
-    ] as const) {
-      if (value !== undefined && !NAME_RULE.test(value)) {
-        return {
-          error: `${name} must be 1-128 letters, digits or . _ : @ / - (starting with a letter or digit)`,
-          status: 400,
-        }
-      }
-    }
-    if (tenant !== undefined) caller.tenant = tenant
-    const agent = header(req, 'x-warden-agent')
-    if (agent !== undefined) caller.agent = agent
-    const user = header(req, 'x-warden-user')
-    if (user !== undefined) caller.user = user
-    if (options.authenticate) {
-      const verdict = await options.authenticate(req.headers.authorization)
-      if ('error' in verdict) return { error: verdict.error, status: 401 }
-      const decided = callerTenant(verdict.principal, tenant)
-      if ('status' in decided) return { error: decided.message, status: decided.status }
-      if (decided.tenant !== undefined) caller.tenant = decided.tenant
-    }
+    if (identity.tenant !== undefined) caller.tenant = identity.tenant
+    if (identity.agent !== undefined) caller.agent = identity.agent
+    if (identity.user !== undefined) caller.user = identity.user
     return caller
   }
 
@@ -271,13 +199,7 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
     },
   })
 
-  const host = options.host ?? '127.0.0.1'
-  await app.listen({ port: options.port ?? 0, host })
-  const address = app.server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
-  door.bind(host, port)
-  const shown = host.includes(':') ? `[${host}]` : host
-  const url = new URL(`http://${shown}:${port}/`)
+  const url = await listen(options.host, options.port)
   publicUrl ??= url
   return {
     url,
@@ -288,9 +210,4 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
       await upstream.close()
     },
   }
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name]
-  return Array.isArray(value) ? value[0] : value
 }

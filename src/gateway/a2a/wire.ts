@@ -5,7 +5,7 @@
 // -32091 / HTTP 502 or 504, naming the cause. Bad input keeps the JSON-RPC codes.
 
 import type { Decision, Json, JsonObject } from '../../core/index.js'
-import type { UpstreamErrorKind } from './upstream.js'
+import type { UpstreamErrorKind } from '../kit/index.js'
 
 /** The JSON-RPC error code of a call Warden denied. */
 export const A2A_DENIED_CODE = -32090

@@ -2,6 +2,13 @@
 // built once. Each protocol folder keeps only its protocol's mapping.
 
 export {
+  type CallerIdentity,
+  type CallerRefusal,
+  callerIdentity,
+  type RequestAuthenticator,
+  requestHeader,
+} from './caller.js'
+export {
   classifyItem,
   firstRefusal,
   type ItemRule,
@@ -13,4 +20,23 @@ export {
   type UnknownTypePolicy,
   unknownTypePolicy,
 } from './closed-world.js'
+export { discardBody, discardBound } from './drain.js'
 export { LET_THROUGH_CODE, letThroughRecorder, listedKeys } from './let-through.js'
+export { byteSetting, inFlightSettings, millisSetting } from './limits.js'
+export { navigationRefusal, pinnedUrl, TargetError, targetProblem, targetRefusal } from './origin.js'
+export {
+  type GatewayErrorInfo,
+  type GatewayServer,
+  type GatewayServerOptions,
+  gatewayServer,
+} from './server.js'
+export {
+  translate as translateUpstreamError,
+  Upstream,
+  type UpstreamAnswer,
+  UpstreamError,
+  type UpstreamErrorKind,
+  type UpstreamNames,
+  type UpstreamRequest,
+  type UpstreamStream,
+} from './upstream.js'

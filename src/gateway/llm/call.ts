@@ -6,8 +6,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import type { Dispatcher } from 'undici'
 import { errorMessage, type JsonObject } from '../../core/index.js'
-import { SSE_HEADERS, type Upstream, UpstreamError } from '../a2a/index.js'
+import { SSE_HEADERS } from '../a2a/index.js'
 import type { UnknownTypePolicy } from '../kit/index.js'
+import { pinnedUrl, type Upstream, UpstreamError } from '../kit/index.js'
 import { type ApiErrorInfo, isObject, type LlmApi } from './api.js'
 import type { CallScope, LlmChecks } from './checks.js'
 import type { LlmLimits } from './limits.js'
@@ -59,8 +60,7 @@ const DROPPED_RESPONSE = new Set([
 
 /** The upstream URL of a request path. */
 export function upstreamUrl(base: URL, path: string): URL {
-  const prefix = base.pathname.replace(/\/+$/, '')
-  return new URL(`${prefix}${path}`, base.origin)
+  return pinnedUrl(base, path)
 }
 
 /**

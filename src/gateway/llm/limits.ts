@@ -4,6 +4,7 @@
 
 import { z } from 'zod'
 import { formatZodError, WardenError } from '../../core/index.js'
+import { byteSetting, inFlightSettings, millisSetting } from '../kit/index.js'
 
 /** The gateway's limits; every one has a default. */
 export interface LlmLimits {
@@ -47,12 +48,8 @@ export const LLM_DEFAULTS: LlmLimits = {
   maxTextChars: 1024 * 1024,
 }
 
-const bytes = z
-  .number({ error: 'must be a number of bytes' })
-  .int()
-  .positive()
-  .max(256 * 1024 * 1024)
-const millis = z.number({ error: 'must be a number of milliseconds' }).int().positive().max(86_400_000)
+const bytes = byteSetting
+const millis = millisSetting
 const chars = z.number({ error: 'must be a number of characters' }).int().min(0).max(1_000_000)
 
 /** Schema of the `llm:` section. */
@@ -62,13 +59,7 @@ export const llmSettingsSchema = z
     maxAnswerBytes: bytes.optional(),
     upstreamTimeoutMs: millis.optional(),
     maxStreamMs: millis.optional(),
-    maxInFlight: z.number().int().positive().max(1_000_000).optional(),
-    maxInFlightBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .max(64 * 1024 * 1024 * 1024)
-      .optional(),
+    ...inFlightSettings,
     stream: z
       .object({
         checkEveryChars: chars.min(1).optional(),

@@ -8,23 +8,16 @@
 // is never forwarded.
 
 import type { IncomingMessage } from 'node:http'
-import Fastify, { type FastifyInstance } from 'fastify'
-import { type Engine, type EventContext, errorMessage, type OnCallerGone } from '../../core/index.js'
+import type { Engine, EventContext, OnCallerGone } from '../../core/index.js'
+import type { InFlightLimiter } from '../../inflight/index.js'
+import type { CallerPrincipal } from '../../net/index.js'
 import {
-  answeredRefusal,
-  type InFlightLimiter,
-  inFlightLimiterFor,
-  limitInFlight,
-} from '../../inflight/index.js'
-import {
-  type CallerPrincipal,
-  callerTenant,
-  doorRefusalHeaders,
-  FrontDoor,
-  gatewayRefusal,
-} from '../../net/index.js'
-import { discardBody, discardBound, Upstream } from '../a2a/index.js'
-import type { UnknownTypePolicy } from '../kit/index.js'
+  callerIdentity,
+  gatewayServer,
+  requestHeader,
+  type UnknownTypePolicy,
+  Upstream,
+} from '../kit/index.js'
 import type { ApiErrorInfo, LlmApi } from './api.js'
 import {
   type CallDeps,
@@ -70,7 +63,6 @@ export interface LlmGateway {
   close(): Promise<void>
 }
 
-const NAME_RULE = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/
 const WARDEN_TOKEN = /^wdn_[0-9a-f]{16}_/
 /** A path the URL parser would give back unchanged (no dots, escapes, query or `//` start). */
 const SIMPLE_PATH = /^\/[A-Za-z0-9_-][A-Za-z0-9_/-]*$/
@@ -95,106 +87,38 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
   }
   if (options.apiKey !== undefined) deps.apiKey = options.apiKey
   if (options.unknownTypes !== undefined) deps.unknownTypes = options.unknownTypes
-  const app: FastifyInstance = Fastify({
-    logger: false,
-    bodyLimit: limits.maxBodyBytes,
-    forceCloseConnections: true,
-  })
-  const door = new FrontDoor({
+  const authenticate = options.authenticate
+  const authenticateRequest = authenticate
+    ? (req: IncomingMessage) => authenticate(wardenToken(req).token)
+    : undefined
+  const { app, listen } = gatewayServer({
+    section: 'llm',
+    limits,
+    ...(options.inFlight ? { inFlight: options.inFlight } : {}),
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
-    allowedHostsSetting: 'server.allowedHosts (--allowed-host)',
-    queryToken: { refuse: options.authenticate !== undefined },
+    ...(authenticateRequest ? { authenticate: authenticateRequest } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    doorBody: (url, refusal) =>
+      errorApiForPath(url).errorBody({
+        status: refusal.status,
+        code: refusal.field,
+        message: refusal.message,
+      }),
+    errorBody: (url, error) => errorApiForPath(url).errorBody(error),
+    log,
   })
-  app.addHook('onRequest', (request, reply, done) => {
-    const refusal = gatewayRefusal(door, request.method, request.url, request.headers)
-    if (refusal === undefined) return done()
-    const api = errorApiForPath(request.url)
-    reply
-      .code(refusal.status)
-      .headers(doorRefusalHeaders(refusal))
-      .send(api.errorBody({ status: refusal.status, code: refusal.field, message: refusal.message }))
-  })
-  limitInFlight(
-    app,
-    options.inFlight ??
-      inFlightLimiterFor(limits, 'llm', { bytes: limits.maxBodyBytes, setting: 'llm.maxBodyBytes' }),
-  )
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
-  app.setErrorHandler(async (error, request, reply) => {
-    if (answeredRefusal(error, reply)) return reply
-    const status = (error as { statusCode?: number }).statusCode ?? 500
-    const message =
-      status === 413
-        ? `the body is over the limit of ${limits.maxBodyBytes} bytes (llm.maxBodyBytes)`
-        : status < 500
-          ? errorMessage(error)
-          : 'the gateway failed'
-    if (status >= 500) log(`${request.method} ${request.url}: ${errorMessage(error)}`)
-    if (status === 413) await discardBody(request.raw, discardBound(limits.maxBodyBytes))
-    const api = errorApiForPath(request.url)
-    return reply
-      .code(status)
-      .send(api.errorBody({ status, code: status === 413 ? 'too_large' : 'invalid_request', message }))
-  })
-  app.get('/healthz', async () => ({ status: 'ok' }))
-  if (options.metrics) {
-    const metrics = options.metrics
-    app.get('/metrics', async (request, reply) => {
-      const verdict = options.authenticate
-        ? await options.authenticate(wardenToken(request.raw).token)
-        : undefined
-      if (verdict && 'error' in verdict) {
-        return reply
-          .code(401)
-          .headers({ 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
-          .send(
-            errorApiForPath(request.url).errorBody({
-              status: 401,
-              code: 'authorization',
-              message: verdict.error,
-            }),
-          )
-      }
-      return reply.header('content-type', metrics.contentType).send(await metrics.render())
-    })
-  }
 
   /** The caller's context, or the error to answer. */
   async function callerOf(
     req: IncomingMessage,
   ): Promise<{ context: EventContext } | { error: ApiErrorInfo }> {
+    const identity = await callerIdentity(req, authenticateRequest)
+    if ('status' in identity) return { error: identity }
     const context: EventContext = { ...options.context }
-    const tenant = header(req, 'x-warden-tenant')
-    const agent = header(req, 'x-warden-agent')
-    const user = header(req, 'x-warden-user')
-    for (const [name, value] of [
-      ['X-Warden-Tenant', tenant],
-      ['X-Warden-Agent', agent],
-      ['X-Warden-User', user],
-    ] as const) {
-      if (value !== undefined && !NAME_RULE.test(value)) {
-        return {
-          error: {
-            status: 400,
-            code: 'invalid_request',
-            message: `${name} must be 1-128 letters, digits or . _ : @ / - (starting with a letter or digit)`,
-          },
-        }
-      }
-    }
-    if (tenant !== undefined) context.tenantId = tenant
-    if (agent !== undefined) context.agent = { id: agent, name: agent }
-    if (user !== undefined) context.user = { id: user }
-    if (options.authenticate) {
-      const verdict = await options.authenticate(wardenToken(req).token)
-      if ('error' in verdict) return { error: { status: 401, code: 'authorization', message: verdict.error } }
-      const decided = callerTenant(verdict.principal, tenant)
-      if ('status' in decided)
-        return { error: { status: decided.status, code: decided.field, message: decided.message } }
-      if (decided.tenant !== undefined) context.tenantId = decided.tenant
-      else delete context.tenantId
-    }
+    if (identity.tenant !== undefined) context.tenantId = identity.tenant
+    else if (identity.authenticated) delete context.tenantId
+    if (identity.agent !== undefined) context.agent = { id: identity.agent, name: identity.agent }
+    if (identity.user !== undefined) context.user = { id: identity.user }
     return { context }
   }
 
@@ -234,14 +158,9 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
     },
   })
 
-  const host = options.host ?? '127.0.0.1'
-  await app.listen({ port: options.port ?? 0, host })
-  const address = app.server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
-  door.bind(host, port)
-  const shown = host.includes(':') ? `[${host}]` : host
+  const url = await listen(options.host, options.port)
   return {
-    url: new URL(`http://${shown}:${port}/`),
+    url,
     openStreams: () => deps.streams.size,
     async close() {
       await app.close()
@@ -256,16 +175,11 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
  * `Authorization: Bearer` or `x-api-key` holding a Warden token (`wdn_…`).
  */
 export function wardenToken(req: IncomingMessage): { token: string | undefined; headers: string[] } {
-  const explicit = header(req, 'x-warden-token')
+  const explicit = requestHeader(req, 'x-warden-token')
   if (explicit) return { token: explicit, headers: ['x-warden-token'] }
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header(req, 'authorization') ?? '')?.[1]
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(requestHeader(req, 'authorization') ?? '')?.[1]
   if (bearer !== undefined && WARDEN_TOKEN.test(bearer)) return { token: bearer, headers: ['authorization'] }
-  const key = header(req, 'x-api-key')
+  const key = requestHeader(req, 'x-api-key')
   if (key !== undefined && WARDEN_TOKEN.test(key)) return { token: key, headers: ['x-api-key'] }
   return { token: undefined, headers: [] }
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name]
-  return Array.isArray(value) ? value[0] : value
 }

@@ -1,6 +1,7 @@
 // The Streamable HTTP gateway: listens (on loopback by default) for MCP clients and opens,
 // per client session, a session to the upstream server; every message between the two is
-// checked by the same bridge as in stdio mode.
+// checked by the same bridge as in stdio mode. The kit's door pins the request target to a
+// plain path and refuses browser navigations; the upstream is always the configured URL.
 
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
@@ -23,6 +24,7 @@ import {
   gatewayRefusal,
   writeDoorRefusal,
 } from '../../net/index.js'
+import { navigationRefusal, targetRefusal } from '../kit/index.js'
 import { McpBridge } from './bridge.js'
 import type { McpChecksOptions } from './checks.js'
 
@@ -155,7 +157,10 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refusal = gatewayRefusal(door, req.method ?? 'GET', req.url ?? '/', req.headers)
+    const refusal =
+      targetRefusal(req.url ?? '') ??
+      gatewayRefusal(door, req.method ?? 'GET', req.url ?? '/', req.headers) ??
+      navigationRefusal(req.headers)
     if (refusal) return writeDoorRefusal(res, refusal)
     const url = new URL(req.url ?? '/', 'http://gateway')
     if (url.pathname !== path) return reply(res, 404, `not found; MCP clients connect to ${path}`)

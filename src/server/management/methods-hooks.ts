@@ -5,6 +5,7 @@
 
 import { z } from 'zod'
 import { type HookDefinition, type JsonObject, WardenError } from '../../core/index.js'
+import { withHooksViewer } from '../../handlers/index.js'
 import { API_SOURCE_PREFIX } from '../../sources/index.js'
 import { toHookDefinition } from '../../store/index.js'
 import { type PlaneContext, recordChange } from './context.js'
@@ -241,7 +242,11 @@ export function hookMethods(plane: PlaneContext): Record<string, MethodDef> {
         const tenant = principal.tenant ?? hook.scope?.tenant
         if (tenant !== undefined) context.tenantId = tenant
         try {
-          return await plane.engine.dryRun(hook, { event: hook.event, payload: p.event.payload, context })
+          // A tenant's script lists only what that tenant may read here (no global hooks).
+          const viewer = principal.tenant !== undefined ? { tenant: principal.tenant } : undefined
+          return await withHooksViewer(viewer, () =>
+            plane.engine.dryRun(hook, { event: hook.event, payload: p.event.payload, context }),
+          )
         } catch (error) {
           const failed = invalid(error)
           if (error instanceof WardenError && error.code === 'invalid-event') {

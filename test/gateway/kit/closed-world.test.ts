@@ -3,10 +3,14 @@
 // an operator's let-through is reported each time it is used.
 
 import { describe, expect, it } from 'vitest'
+import type { DecisionRecord } from '../../../src/core/index.js'
 import {
   classifyItem,
   firstRefusal,
   type ItemTable,
+  LET_THROUGH_CODE,
+  letThroughRecorder,
+  listedKeys,
   tableEntries,
   unknownTypePolicy,
 } from '../../../src/gateway/kit/index.js'
@@ -73,5 +77,26 @@ describe('the closed-world item registry', () => {
     expect(firstRefusal(TABLE, ['message', 'reasoning'])).toBeUndefined()
     expect(firstRefusal(TABLE, ['message', 'x', 'y'])?.key).toBe('openai.responses/output/x')
     expect(tableEntries(TABLE).map((e) => e.key)).toContain('openai.responses/output/reasoning')
+  })
+})
+
+describe('the let-through recorder', () => {
+  it('adds the reason codes to records whose payload lists keys, and leaves the rest alone', () => {
+    const seen: DecisionRecord[] = []
+    const recorder = letThroughRecorder({ record: (r) => void seen.push(r) }, (r) =>
+      listedKeys(r, 'model', 'unknownTypesLetThrough'),
+    )
+    const base = { decision: { decision: 'allow', reasonCode: ['x'] } } as unknown as DecisionRecord
+    recorder.record({
+      ...base,
+      event: { payload: { model: { unknownTypesLetThrough: ['openai.chat/part/a', 3] } } },
+    } as unknown as DecisionRecord)
+    recorder.record({ ...base, event: { payload: { model: {} } } } as unknown as DecisionRecord)
+    expect(seen[0]?.decision.reasonCode).toEqual([
+      'x',
+      LET_THROUGH_CODE,
+      `${LET_THROUGH_CODE}:openai.chat/part/a`,
+    ])
+    expect(seen[1]?.decision.reasonCode).toEqual(['x'])
   })
 })

@@ -1,4 +1,4 @@
-// Approvals under `warden a2a`: a hook's `ask` is held as under `warden serve`, as a pending
+// Approvals under the gateways (`warden llm`, `warden a2a`): a hook's `ask` is held as under `warden serve`, as a pending
 // approval in the store, so `warden approvals`, or the UI and `/ws` of a `warden serve` on
 // the same database, can resolve it; the gateway hears of the resolution through the
 // store's change feed. Without a store others can reach (an in-memory database) or with

@@ -1,4 +1,4 @@
-// Reading and discarding an upload the gateway refuses (a body over a2a.maxBodyBytes), so
+// Reading and discarding an upload the gateway refuses (a body over its limit), so
 // the client, still writing, reads the 413 and its message instead of a broken pipe. The
 // discard is bounded in bytes and time: past either, the answer goes out and the
 // connection closes.
