@@ -18,7 +18,7 @@ const DESTINATION = String.raw`(?:https?:\/\/|ftp:\/\/|\/\/|[a-z0-9-]+(?:\.[a-z0
 
 const W = String.raw`\s+`
 const VERB = String.raw`(?:ignore|disregard|forget(?:\s+about)?|override|bypass|skip|neglect|discard|drop|abandon|set\s+aside|put\s+aside|throw\s+out|pay\s+no\s+attention\s+to|do\s+not\s+(?:follow|obey|heed)|don'?t\s+(?:follow|obey|heed)|stop\s+(?:following|obeying)|no\s+longer\s+(?:follow|obey))`
-const WHOSE = String.raw`(?:(?:all|any|the|your|of|every|these|those|such)${W}){0,3}`
+const WHOSE = `(?:(?:all|any|the|your|of|every|these|those|such)${W}){0,3}`
 const WHEN = String.raw`(?:previous|previously\s+given|prior|above|earlier|preceding|former|original|system|existing|initial|old|developer|foregoing|past|preset|given|safety|standing)`
 const NOUN = String.raw`(?:instructions?|prompts?|rules|directions?|guidelines?|guidance|context|messages?|commands?|constraints|directives?|orders|programming|training|policies|restrictions|safeguards|guardrails|system\s+prompt)`
 const AFTER = String.raw`(?:above|before|earlier|so\s+far|previously|until\s+now|up\s+to\s+now|you\s+(?:were|have\s+been|'ve\s+been|had\s+been)\s+(?:given|told)|given\s+(?:to\s+you|before|earlier|above)|(?:from|by)\s+(?:the\s+)?(?:developer|system|operator))`
