@@ -26,6 +26,7 @@ export type {
   InjectionOptions,
   PathsOptions,
   PiiOptions,
+  ScanContext,
   SecretsOptions,
   ShellOptions,
 } from './detectors/index.js'
@@ -35,6 +36,7 @@ export {
   detectorHandler,
   parseShell,
   runCommands,
+  SCAN_LIMIT_KIND,
   scanEgress,
   scanInjection,
   scanPaths,

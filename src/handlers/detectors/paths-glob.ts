@@ -1,0 +1,290 @@
+// Paths as the file system will read them, and globs as sets of paths. A path is resolved
+// against the working folder (`cwd`), `~`/`$HOME`/`/root`/`%USERPROFILE%` become the home
+// folder, `\` becomes `/`, and `/proc/<pid>/root/` links are followed to `/`. A glob such as
+// `~/.s*/i*` or `/e?c/sh*` is matched against a protected glob by asking whether the two can
+// match one same path (a product of the two patterns, segment by segment), the way a shell
+// expands it: a wildcard does not match a leading `.` unless told to (`dotglob`).
+
+import type { WorkBudget } from './budget.js'
+
+/**
+ * Compiles a path glob: `/…` is anchored at the root; any other glob matches the end of a
+ * path at a segment boundary (`~/.ssh/**` also matches `/home/ann/.ssh/id_rsa`); a
+ * trailing `/**` matches the folder itself too. Case-insensitive (macOS, Windows).
+ */
+export function compilePathGlob(glob: string): RegExp {
+  const absolute = glob.startsWith('/')
+  let body = glob.replace(/^~\//, '').replace(/^\/+/, '')
+  const subtree = body.endsWith('/**')
+  if (subtree) body = body.slice(0, -3)
+  let source = ''
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i] as string
+    if (c === '*' && body[i + 1] === '*') {
+      source += '.*'
+      i++
+    } else if (c === '*') source += '[^/]*'
+    else if (c === '?') source += '[^/]'
+    else source += c.replace(/[.+^${}()|[\]\\]/g, '\\$&')
+  }
+  return new RegExp(`${absolute ? '^/' : '(?:^|/)'}${source}${subtree ? '(?:/.*)?' : ''}$`, 'i')
+}
+
+/** A path after resolution. */
+export interface ResolvedPath {
+  /** `/…` absolute, `~/…` under home, otherwise relative (the cwd was not known). */
+  path: string
+  /** Leading `..` segments a relative path could not resolve. */
+  climbs: number
+  /** Why the path's real target cannot be known (a `/proc/<pid>/cwd` or `fd` link). */
+  link?: string
+}
+
+const PROC_ROOT = /^\/proc\/(?:self|thread-self|\d{1,10})\/root(?=\/|$)/
+const PROC_LINK = /^\/(?:proc\/(?:self|thread-self|\d{1,10})\/(?:cwd|fd|map_files)|dev\/fd)(?=\/|$)/
+
+/** Collapses `.`, `..` and `//`; `~` (home) and `/` (root) are kept as the first segment. */
+function collapse(path: string): { path: string; climbs: number } {
+  const home = path === '~' || path.startsWith('~/')
+  const absolute = path.startsWith('/')
+  const parts: string[] = []
+  let climbs = 0
+  for (const part of (home ? path.slice(1) : path).split('/')) {
+    if (part === '' || part === '.') continue
+    if (part === '..') {
+      if (parts.length > 0) parts.pop()
+      else if (!absolute && !home) climbs++
+      continue
+    }
+    parts.push(part)
+  }
+  const joined = parts.join('/')
+  const prefix = home ? '~' : absolute ? '' : '../'.repeat(climbs)
+  if (home) return { path: joined ? `~/${joined}` : '~', climbs: 0 }
+  if (absolute) return { path: `/${joined}`, climbs: 0 }
+  return { path: `${prefix}${joined}` || '.', climbs }
+}
+
+/** The home folder spelled as `~`: `$HOME`, `${HOME}`, `~user`, `/root`, `%USERPROFILE%`. */
+function homeSpelled(path: string): string {
+  return path
+    .replace(/^(?:\$HOME|\$\{HOME\}|%USERPROFILE%|%HOMEPATH%|\$env:USERPROFILE)(?=[\\/]|$)/i, '~')
+    .replace(/^~[A-Za-z0-9_.-]+(?=\/|$)/, '~')
+    .replace(/^\/root(?=\/|$)/, '~')
+}
+
+/** Resolves `raw` as the file system would, against `cwd` when it is relative. */
+export function resolvePath(raw: string, cwd?: string): ResolvedPath {
+  let p = raw.trim()
+  if (/^file:\/\//i.test(p)) {
+    p = p.slice(7)
+    try {
+      p = decodeURIComponent(p)
+    } catch {
+      // kept as written
+    }
+  }
+  if (/^[A-Za-z]:[\\/]/.test(p)) p = `/${p[0]?.toLowerCase()}${p.slice(2).replace(/\\/g, '/')}`
+  else if (p.includes('\\') && !p.includes('/')) p = p.replace(/\\/g, '/')
+  p = homeSpelled(p)
+  if (!p.startsWith('/') && !p.startsWith('~') && cwd) {
+    const base = homeSpelled(cwd.trim())
+    if (base.startsWith('/') || base.startsWith('~')) p = `${base}/${p}`
+  }
+  let { path, climbs } = collapse(p)
+  // `/proc/self/root/etc/shadow` is `/etc/shadow`; links through cwd or fd cannot be followed.
+  for (let hops = 0; hops < 16 && PROC_ROOT.test(path); hops++)
+    path = collapse(path.replace(PROC_ROOT, '')).path
+  const link = PROC_LINK.exec(path)
+  return link ? { path, climbs, link: link[0] } : { path, climbs }
+}
+
+/** True when the word has glob characters a shell (or `find -name`) would expand. */
+export function isGlob(word: string): boolean {
+  return /[*?]|\[[^\]]+\]/.test(word)
+}
+
+/** `{a,b}` lists expanded (at most 64 words), as a shell does before globbing. */
+export function expandBraces(word: string): string[] {
+  const out: string[] = []
+  const visit = (w: string) => {
+    if (out.length >= 64) return
+    const open = w.indexOf('{')
+    const close = open >= 0 ? w.indexOf('}', open) : -1
+    const body = close > open ? w.slice(open + 1, close) : ''
+    if (open < 0 || close < 0 || !body.includes(',')) {
+      out.push(w)
+      return
+    }
+    for (const choice of body.split(',')) visit(w.slice(0, open) + choice + w.slice(close + 1))
+  }
+  visit(word)
+  return out
+}
+
+/** One character position of a segment pattern. */
+type Element =
+  | { star: true; literal?: undefined }
+  | { star?: false; chars: (c: string) => boolean; literal?: string }
+
+/** A segment pattern, or `**` (any number of segments). */
+type Segment = Element[] | '**'
+
+function parseSegment(text: string): Segment {
+  if (text === '**') return '**'
+  const out: Element[] = []
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string
+    if (c === '*') {
+      if (out.at(-1) && (out.at(-1) as Element).star) continue
+      out.push({ star: true })
+    } else if (c === '?') out.push({ chars: () => true })
+    else if (c === '[' && text.indexOf(']', i + 2) > i) {
+      const close = text.indexOf(']', i + 2)
+      let body = text.slice(i + 1, close)
+      const negate = body[0] === '!' || body[0] === '^'
+      if (negate) body = body.slice(1)
+      const ranges: [string, string][] = []
+      for (let k = 0; k < body.length; k++)
+        if (body[k + 1] === '-' && k + 2 < body.length) {
+          ranges.push([(body[k] as string).toLowerCase(), (body[k + 2] as string).toLowerCase()])
+          k += 2
+        } else ranges.push([(body[k] as string).toLowerCase(), (body[k] as string).toLowerCase()])
+      out.push({ chars: (ch) => ranges.some(([lo, hi]) => ch >= lo && ch <= hi) !== negate })
+      i = close
+    } else {
+      const lower = c.toLowerCase()
+      out.push({ chars: (ch) => ch === lower, literal: lower })
+    }
+  }
+  return out
+}
+
+const PROBE = ' !"#$%&\'()+,-.0123456789:;<=>@[]^_`abcdefghijklmnopqrstuvwxyz{|}~'
+
+function overlap(a: Element & { star?: false }, b: Element & { star?: false }): boolean {
+  if (a.literal !== undefined) return b.chars(a.literal)
+  if (b.literal !== undefined) return a.chars(b.literal)
+  for (const c of PROBE) if (a.chars(c) && b.chars(c)) return true
+  return false
+}
+
+/** True when segment patterns `a` and `b` can match one same name. */
+function segmentsMeet(a: Element[], b: Element[], budget: WorkBudget): boolean {
+  budget.charge((a.length + 1) * (b.length + 1))
+  const width = b.length + 1
+  const seen = new Uint8Array((a.length + 1) * width)
+  const stack: number[] = [0]
+  seen[0] = 1
+  while (stack.length > 0) {
+    const at = stack.pop() as number
+    const i = Math.floor(at / width)
+    const j = at % width
+    if (i === a.length && j === b.length) return true
+    const push = (ni: number, nj: number) => {
+      const k = ni * width + nj
+      if (!seen[k]) {
+        seen[k] = 1
+        stack.push(k)
+      }
+    }
+    const x = a[i]
+    const y = b[j]
+    if (x?.star) {
+      push(i + 1, j)
+      if (y) push(i, j + 1)
+    }
+    if (y?.star) {
+      push(i, j + 1)
+      if (x) push(i + 1, j)
+    }
+    if (x && y && !x.star && !y.star && overlap(x, y)) push(i + 1, j + 1)
+  }
+  return false
+}
+
+/** A glob split into segment patterns, and whether it is anchored at the root. */
+export interface GlobPattern {
+  segments: Segment[]
+  /** True for a protected glob that names a file anywhere (`id_rsa*`, `*.pem`, `.env`). */
+  nameOnly: boolean
+}
+
+/** Reads a protected glob the way {@link compilePathGlob} does: `/…` anchored, else any depth. */
+export function protectedPattern(glob: string): GlobPattern {
+  const absolute = glob.startsWith('/')
+  const body = glob.replace(/^~\//, '').replace(/^\/+/, '')
+  const segments: Segment[] = body.split('/').map(parseSegment)
+  const nameOnly = !absolute && segments.length === 1
+  return { segments: absolute ? segments : ['**', ...segments], nameOnly }
+}
+
+/** Reads a resolved path or glob (absolute, `~/…` or relative) as segment patterns. */
+export function pathPattern(path: string): Segment[] {
+  const parts = path.split('/').filter((p) => p !== '')
+  return parts.map((p) => (p === '~' ? [{ chars: (c: string) => c === '~', literal: '~' }] : parseSegment(p)))
+}
+
+function startsWithWildcard(segment: Element[]): boolean {
+  const first = segment[0]
+  return first !== undefined && first.literal === undefined
+}
+
+/**
+ * True when the user's glob (segments of a resolved path) can match a path the protected
+ * pattern covers. A user segment that opens with a wildcard does not match a name opening
+ * with `.` unless `dotglob` is on, and it only meets the name of a name-anywhere rule when it
+ * commits to that name (`i*` for `id_rsa*`, `*.pem` for `*.pem`; not `*` or `*.js`).
+ */
+export function globsMeet(
+  user: Segment[],
+  guarded: GlobPattern,
+  dotglob: boolean,
+  budget: WorkBudget,
+): boolean {
+  const target = guarded.segments
+  const last = target.length - 1
+  const width = target.length + 1
+  const seen = new Uint8Array((user.length + 1) * width)
+  const stack: number[] = [0]
+  seen[0] = 1
+  const pairs = (u: Element[], t: Element[], j: number): boolean => {
+    if (!dotglob && startsWithWildcard(u) && t[0]?.literal === '.') return false
+    // A name-anywhere rule is met only by a segment that commits to its name: the same
+    // literal opening (`i*` for `id_rsa*`) or, for `*.pem`, the same kind of literal ending.
+    if (guarded.nameOnly && j === last) {
+      if (startsWithWildcard(t)) {
+        const end = u.at(-1)
+        if (end === undefined || end.literal === undefined) return false
+        if (!u.some((e) => e.literal !== undefined && /[a-z0-9]/.test(e.literal))) return false
+      } else if (startsWithWildcard(u)) return false
+    }
+    return segmentsMeet(u, t, budget)
+  }
+  while (stack.length > 0) {
+    if (budget.exhausted) return true
+    const at = stack.pop() as number
+    const i = Math.floor(at / width)
+    const j = at % width
+    if (i === user.length && j === target.length) return true
+    const push = (ni: number, nj: number) => {
+      const k = ni * width + nj
+      if (!seen[k]) {
+        seen[k] = 1
+        stack.push(k)
+      }
+    }
+    const u = user[i]
+    const t = target[j]
+    if (u === '**') {
+      push(i + 1, j)
+      if (t !== undefined) push(i, j + 1)
+    }
+    if (t === '**') {
+      push(i, j + 1)
+      if (u !== undefined) push(i + 1, j)
+    }
+    if (u !== undefined && t !== undefined && u !== '**' && t !== '**' && pairs(u, t, j)) push(i + 1, j + 1)
+  }
+  return false
+}
