@@ -139,7 +139,36 @@ interface Word {
 }
 
 const COMMAND_WORD = /(?:^|[\s;&|(`$"'{])(?:[\w./-]*\/)?([a-z][a-z0-9-]{1,13}2?)(?=[ \t])/g
-const SEPARATOR = new Set([';', '&', '|', '\n', ')', '`', '<', '>'])
+const SEPARATOR = new Set([';', '&', '|', '\n', ')', '<', '>'])
+/** A variable or substitution inside a word. */
+const EXPANSION = /\$\([^)]*\)?|\$\{[^}]*\}?|\$[A-Za-z_][A-Za-z0-9_]*|`[^`]*`?/g
+
+/** Where the `$(…)` or backtick substitution opening at `from` ends (bounded, unclosed = end). */
+function substitutionEnd(text: string, from: number): number {
+  if (text[from] === '`') {
+    const close = text.indexOf('`', from + 1)
+    return close < 0 ? text.length : close + 1
+  }
+  let depth = 0
+  for (let i = from + 1; i < text.length && i < from + 4096; i++) {
+    if (text[i] === '(') depth++
+    else if (text[i] === ')' && --depth === 0) return i + 1
+  }
+  return Math.min(text.length, from + 4096)
+}
+
+/**
+ * The URL a word with variables still names when they only fill the leftmost labels of its
+ * host (`$(whoami).exfil.evil.io` is under `exfil.evil.io` whatever runs), else undefined.
+ */
+function staticUrl(word: string, prefix: string): string | undefined {
+  const marked = word.replace(EXPANSION, '\u0001')
+  const host = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[^@/]*@)?([^/:?#]*)/i.exec(marked)?.[1] ?? ''
+  const labels = host.split('.')
+  if (labels.length < 3 || labels.slice(-2).some((l) => l.includes('\u0001') || l === '')) return undefined
+  const fixed = marked.replace(/\u0001/g, 'x')
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(fixed) ? fixed : `${prefix}${fixed}`
+}
 
 /** Reads the words after `from` up to the end of the command (a separator or 64 words). */
 function readWords(text: string, from: number, budget: WorkBudget): Word[] {
@@ -164,6 +193,12 @@ function readWords(text: string, from: number, budget: WorkBudget): Word[] {
         if (c === '"' && /[$`]/.test(inner)) dynamic = true
         out += c === '"' ? inner.replace(/\\(.)/g, '$1') : inner
         i = end + 1
+      } else if ((c === '$' && text[i + 1] === '(') || c === '`') {
+        // A substitution inside the word: its text is kept, its value is not known.
+        const end = substitutionEnd(text, i)
+        out += text.slice(i, end)
+        dynamic = true
+        i = end
       } else {
         if (c === '$') dynamic = true
         out += c
@@ -185,7 +220,9 @@ function sshHost(word: string): string | undefined {
 
 /** True for a word that can only be a host when it is read as one by position. */
 function hostLike(word: string, commandPosition: boolean): boolean {
-  return commandPosition || /[.:/[]|^\d+$|^localhost$/i.test(word)
+  if (commandPosition) return true
+  const bare = word.replace(/[.,;:!?)]+$/, '')
+  return /[.:/[]|^\d+$|^localhost$/i.test(bare)
 }
 
 /** Every place the network commands in `text` would connect to. */
@@ -214,16 +251,19 @@ function readTargets(
   commandPosition: boolean,
   out: CommandTarget[],
 ): void {
-  const add = (word: Word, url: string) =>
-    out.push(
-      word.dynamic
-        ? {
-            start: word.start,
-            end: word.end,
-            unresolved: `${name} target ${word.text} depends on a variable`,
-          }
-        : { start: word.start, end: word.end, url },
-    )
+  const add = (word: Word, url: string) => {
+    if (!word.dynamic) {
+      out.push({ start: word.start, end: word.end, url })
+      return
+    }
+    const known = staticUrl(word.text, program.reads === 'url' ? 'http://' : 'ssh://')
+    out.push({
+      start: word.start,
+      end: word.end,
+      unresolved: `${name} target ${word.text.slice(0, 80)} depends on a variable`,
+      ...(known ? { url: known } : {}),
+    })
+  }
   let i = 0
   // `nc -l 4444` listens; it connects nowhere.
   if (program.listens && words.some((w) => /^-[a-z]*l/.test(w.text))) return

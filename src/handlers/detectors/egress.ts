@@ -132,7 +132,11 @@ interface Policy {
 /** Checks one target, or answers why it is refused (undefined when it is allowed). */
 function verdictFor(target: Target, policy: Policy): string | undefined {
   const { options, strict, rules, schemes } = policy
-  if (target.unresolved) return strict ? `${target.unresolved}: not allowed (mode: allow)` : undefined
+  if (target.unresolved) {
+    if (strict) return `${target.unresolved}: not allowed (mode: allow)`
+    // Outside mode allow, what the variable cannot change is still checked.
+    if (target.url === '') return undefined
+  }
   const authority = /^[a-z][a-z0-9+.-]*:[\\/]*([^/?#\\]*)/i.exec(target.url)?.[1] ?? ''
   if (/[$`{}<>]/.test(authority.slice(authority.lastIndexOf('@') + 1)))
     return strict

@@ -4,8 +4,8 @@
 // base64 of JSON or of plain text). None of these is a credential, so the `high-entropy`
 // check does not flag them; the provider patterns still run inside them.
 
-/** SRI and lockfile integrity hashes. */
-const SRI = /\bsha(?:256|384|512)-[A-Za-z0-9+/]{40,100}={0,2}/g
+/** SRI and lockfile integrity hashes, and SSH key fingerprints (`SHA256:…`). */
+const SRI = /\b(?:sha(?:256|384|512)-[A-Za-z0-9+/]{40,100}={0,2}|SHA256:[A-Za-z0-9+/]{43}=?)/g
 /** An SSH public key: its algorithm name, then the base64 blob (which starts `AAAA`). */
 const SSH_PUBLIC =
   /\b(?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp(?:256|384|521)|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com|ssh-(?:rsa|ed25519)-cert-v01@openssh\.com)\s{1,4}AAAA[A-Za-z0-9+/]{20,8000}={0,3}/g
@@ -22,12 +22,12 @@ const CURSOR_KEY =
 /** Spans `[start, end)` of public material in `text`. */
 export function publicSpans(text: string): [number, number][] {
   const spans: [number, number][] = []
-  const collect = (re: RegExp, hint: string) => {
-    if (!text.includes(hint)) return
+  const collect = (re: RegExp, ...hints: string[]) => {
+    if (!hints.some((h) => text.includes(h))) return
     re.lastIndex = 0
     for (let m = re.exec(text); m !== null; m = re.exec(text)) spans.push([m.index, m.index + m[0].length])
   }
-  collect(SRI, 'sha')
+  collect(SRI, 'sha', 'SHA256:')
   collect(SSH_PUBLIC, 'AAAA')
   if (text.includes('-----BEGIN ')) pemBlocks(text, spans)
   return spans

@@ -164,6 +164,13 @@ const PATTERNS: Pattern[] = [
     accept: (t) => classes(t) >= 2 && shannonEntropy(t) >= 3.5,
   },
   {
+    kind: 'basic-auth',
+    hints: ['asic '],
+    re: /\b[Bb]asic\s{1,5}([A-Za-z0-9+/]{8,300}={0,2})(?![A-Za-z0-9+/=])/g,
+    group: 1,
+    accept: (t) => encodesText(t) && decodeText(t).includes(':'),
+  },
+  {
     kind: 'secret-assignment',
     hints: [],
     re: /(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|passwd|pwd|access[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_-]{0,20}["']?\s{0,5}(?::|=|:=|=>)\s{0,5}["']?([^\s"'`,;]{8,256})/gi,
@@ -258,6 +265,8 @@ function prepareSecrets(
         const secret = pattern.group ? m[pattern.group] : m[0]
         if (secret === undefined || (pattern.accept && !pattern.accept(secret))) continue
         const start = m.index + m[0].lastIndexOf(secret)
+        // `next_page_token: …` names a pagination cursor, not a credential.
+        if (pattern.kind === 'secret-assignment' && isCursorValue(text, start)) continue
         add(pattern.kind, start, start + secret.length)
       }
     }
@@ -293,10 +302,13 @@ function prepareSecrets(
       CANDIDATE.lastIndex = 0
       for (let m = CANDIDATE.exec(text); m !== null; m = CANDIDATE.exec(text)) {
         if (!budget.charge(m[0].length + 16)) break
-        const token = m[0].replace(/^[-_=]+|[-_]+$/g, '')
+        // `cursor=eyJ…` in a query string: the value is the token, after its name.
+        const named = /^[A-Za-z_][A-Za-z0-9_.-]{0,40}=(?=[^=])/.exec(m[0])
+        const at = m.index + (named ? named[0].length : 0)
+        const token = m[0].slice(named ? named[0].length : 0).replace(/^[-_=]+|[-_]+$/g, '')
         if (!entropy(token)) continue
-        if (text.slice(Math.max(0, m.index - 7), m.index) === 'base64,') continue
-        const start = m.index + m[0].indexOf(token)
+        if (text.slice(Math.max(0, at - 7), at) === 'base64,') continue
+        const start = at + m[0].slice(at - m.index).indexOf(token)
         const end = start + token.length
         if (open.some(([s, e]) => start >= s && end <= e) || isCursorValue(text, start)) continue
         // Base64 of text is an encoded structure (a cursor, an id) unless it encodes a key.
