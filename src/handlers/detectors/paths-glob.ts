@@ -278,7 +278,8 @@ export function globsMeet(
     const t = target[j]
     if (u === '**') {
       push(i + 1, j)
-      if (t !== undefined) push(i, j + 1)
+      // Like `*`, a shell's `**` does not enter hidden folders unless `dotglob` is on.
+      if (t !== undefined && (dotglob || t === '**' || t[0]?.literal !== '.')) push(i, j + 1)
     }
     if (t === '**') {
       push(i, j + 1)
