@@ -28,8 +28,8 @@ export class WorkBudget {
 }
 
 /** The budget of a scan of `length` characters (or the one the context sets). */
-export function budgetFor(length: number, context?: ScanContext): WorkBudget {
-  return new WorkBudget(context?.budget ?? BASE_WORK + WORK_PER_CHAR * length)
+export function budgetFor(length: number, context?: ScanContext, perChar = WORK_PER_CHAR): WorkBudget {
+  return new WorkBudget(context?.budget ?? BASE_WORK + perChar * length)
 }
 
 /** A finding that covers the whole text and says which bound was reached. */
@@ -39,8 +39,8 @@ export function limitFinding(text: string, detail: string): Finding {
 
 /**
  * Wraps a detector's scan in its bounds: text longer than `maxChars` is not read, a budget
- * spent before the end and any exception are answered with a `scan-limit` finding (the
- * findings made before it are kept).
+ * (`perChar` units per character) spent before the end and any exception are answered with
+ * a `scan-limit` finding (the findings made before it are kept).
  */
 export function bounded(
   name: string,
@@ -50,6 +50,7 @@ export function bounded(
     key: string | undefined,
     context: ScanContext | undefined,
   ) => Finding[],
+  perChar = WORK_PER_CHAR,
 ): (text: string, key?: string, context?: ScanContext) => Finding[] {
   return (text, key, context) => {
     const maxChars = context?.maxChars ?? DEFAULT_MAX_SCAN_CHARS
@@ -57,7 +58,7 @@ export function bounded(
       return [
         limitFinding(text, `${name} detector did not read ${text.length} characters, more than ${maxChars}`),
       ]
-    const budget = budgetFor(text.length, context)
+    const budget = budgetFor(text.length, context, perChar)
     let findings: Finding[]
     try {
       findings = scan(text, budget, key, context)

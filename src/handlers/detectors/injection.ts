@@ -12,9 +12,9 @@ import { bounded } from './budget.js'
 import type { Detector, Finding, ScanContext } from './types.js'
 
 /** Files whose contents are credentials, as named in an exfiltration ask. */
-const SENSITIVE = String.raw`(?:~\/\.ssh\/?\S*|\$home\/\.ssh\S*|\S*\bid_(?:rsa|dsa|ecdsa|ed25519)\b\S*|\S*\.env\b\S*|\/etc\/(?:passwd|shadow|sudoers)\b|~\/\.aws\/?\S*|\S*\.aws\/credentials|\S*\.netrc|\S*\.npmrc|\S*\.pypirc|\S*\.git-credentials|\S*\.kube\/config|\S*\.pem\b|(?:the\s+|your\s+)?(?:ssh|private|api|aws)\s+keys?\b)`
+const SENSITIVE = String.raw`(?<!\S)(?:["'(]?(?:the\s+|your\s+)?(?:ssh|private|api|aws)\s+keys?\b|["'(]?[^\s]{0,80}?(?:\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.env\b|\/etc\/(?:passwd|shadow|sudoers)\b|\.aws\b|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|\.kube\/config\b|\.pem\b)[^\s]{0,60})`
 /** Where an exfiltration ask sends things: a URL or a named place outside. */
-const DESTINATION = String.raw`(?:https?:\/\/|ftp:\/\/|\/\/|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|(?:an?|the|this|that|my|our|their)\s+(?:(?:remote|external|following|given|below)\s+)?(?:url|endpoint|server|webhook|address|host|site|pastebin|gist|bucket|channel|api))`
+const DESTINATION = String.raw`(?:https?:\/\/|ftp:\/\/|\/\/|[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){0,8}\.[a-z]{2,24}\b|(?:an?|the|this|that|my|our|their)\s+(?:(?:remote|external|following|given|below)\s+)?(?:url|endpoint|server|webhook|address|host|site|pastebin|gist|bucket|channel|api))`
 
 const W = String.raw`\s+`
 const VERB = String.raw`(?:ignore|disregard|forget(?:\s+about)?|override|bypass|skip|neglect|discard|drop|abandon|set\s+aside|put\s+aside|throw\s+out|pay\s+no\s+attention\s+to|do\s+not\s+(?:follow|obey|heed)|don'?t\s+(?:follow|obey|heed)|stop\s+(?:following|obeying)|no\s+longer\s+(?:follow|obey))`

@@ -11,14 +11,16 @@ import {
   type GlobPattern,
   globsMeet,
   isGlob,
+  MAX_BRACE_WORDS,
   pathPattern,
   protectedPattern,
+  type ResolvedPath,
   resolvePath,
 } from './paths-glob.js'
 
 /** Why a path is refused. */
 export interface PathCheck {
-  kind: 'protected-path' | 'path-outside-roots'
+  kind: 'protected-path' | 'path-outside-roots' | 'scan-limit'
   detail: string
 }
 
@@ -36,6 +38,14 @@ interface Rule {
   re: RegExp
   pattern: GlobPattern
   anchored: boolean
+}
+
+/** A word whose brace lists give more paths than are checked: refused, not passed. */
+function manyBraces(word: string): PathCheck {
+  return {
+    kind: 'scan-limit',
+    detail: `${word.slice(0, 80)}: brace lists give more than ${MAX_BRACE_WORDS} paths, more than the paths detector checks`,
+  }
 }
 
 /** Checks paths against protected globs, their exceptions, and (in `mode: allow`) roots. */
@@ -63,7 +73,7 @@ export function pathChecker(settings: {
     dotglob: boolean,
     budget: WorkBudget,
   ): string | undefined => {
-    budget.charge(path.length * (rules.length + allowed.length) + 16)
+    budget.charge(path.length + rules.length + allowed.length)
     if (!isGlob(path)) {
       if (allowed.some((re) => re.test(path))) return undefined
       return rules.find((r) => !(relative && r.anchored) && r.re.test(path))?.glob
@@ -81,7 +91,9 @@ export function pathChecker(settings: {
   /** The protected glob `word` (resolved) falls under, if any. */
   const protectedWord = (word: string, place: WordPlace, budget: WorkBudget): PathCheck | undefined => {
     if (word.length === 0 || word.length > 4096) return undefined
-    for (const variant of expandBraces(word)) {
+    const variants = expandBraces(word)
+    if (!variants) return manyBraces(word)
+    for (const variant of variants) {
       const resolved = resolvePath(variant, place.cwd)
       let path = resolved.path
       // `/proc/self/cwd/x` is `x` in the working folder.
@@ -104,6 +116,14 @@ export function pathChecker(settings: {
     return undefined
   }
 
+  /** The roots resolved in one working folder (the last one asked is kept). */
+  let rootsCache: { cwd: string | undefined; roots: ResolvedPath[] } | undefined
+  const rootsIn = (cwd: string | undefined): ResolvedPath[] => {
+    if (rootsCache?.cwd !== cwd || !rootsCache)
+      rootsCache = { cwd, roots: (roots ?? []).map((r) => resolvePath(r.replace(/\/\*\*$/, ''), cwd)) }
+    return rootsCache.roots
+  }
+
   /** Why `word` is not under a root, if it is not (`mode: allow`). */
   const outsideRoots = (word: string, place: WordPlace, budget: WorkBudget): PathCheck | undefined => {
     if (!roots) return undefined
@@ -113,8 +133,10 @@ export function pathChecker(settings: {
     })
     if (place.command && /^-/.test(word)) return undefined
     if (/[$`]/.test(word)) return refuse('depends on a variable')
-    const resolvedRoots = roots.map((r) => resolvePath(r.replace(/\/\*\*$/, ''), place.cwd))
-    for (const variant of expandBraces(word)) {
+    const resolvedRoots = rootsIn(place.cwd)
+    const variants = expandBraces(word)
+    if (!variants) return manyBraces(word)
+    for (const variant of variants) {
       budget.charge(variant.length * (roots.length + 1) + 16)
       const resolved = resolvePath(variant, place.cwd)
       if (resolved.link) return refuse(`goes through ${resolved.link}, whose target cannot be known`)

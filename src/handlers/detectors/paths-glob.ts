@@ -104,11 +104,22 @@ export function isGlob(word: string): boolean {
   return /[*?]|\[[^\]]+\]/.test(word)
 }
 
-/** `{a,b}` lists expanded (at most 64 words), as a shell does before globbing. */
-export function expandBraces(word: string): string[] {
+/** The most words one brace expansion may give; more is a bound of its own. */
+export const MAX_BRACE_WORDS = 64
+
+/**
+ * `{a,b}` lists expanded, as a shell does before globbing; more than
+ * {@link MAX_BRACE_WORDS} words answers undefined (the caller treats that as a bound).
+ */
+export function expandBraces(word: string): string[] | undefined {
+  if (!word.includes('{')) return [word]
   const out: string[] = []
+  let over = false
   const visit = (w: string) => {
-    if (out.length >= 64) return
+    if (out.length >= MAX_BRACE_WORDS) {
+      over = true
+      return
+    }
     const open = w.indexOf('{')
     const close = open >= 0 ? w.indexOf('}', open) : -1
     const body = close > open ? w.slice(open + 1, close) : ''
@@ -119,16 +130,24 @@ export function expandBraces(word: string): string[] {
     for (const choice of body.split(',')) visit(w.slice(0, open) + choice + w.slice(close + 1))
   }
   visit(word)
-  return out
+  return over ? undefined : out
 }
 
-/** One character position of a segment pattern. */
-type Element =
-  | { star: true; literal?: undefined }
-  | { star?: false; chars: (c: string) => boolean; literal?: string }
+/** One character position of a segment pattern: `*`, `?`, a literal or a `[…]` class. */
+interface Element {
+  star?: true
+  /** The character, for a literal. */
+  literal?: string
+  /** For a class: pairs of characters, each the low and high end of a range. */
+  ranges?: string
+  negate?: boolean
+}
 
 /** A segment pattern, or `**` (any number of segments). */
 type Segment = Element[] | '**'
+
+const ANY: Element = {}
+const STAR: Element = { star: true }
 
 function parseSegment(text: string): Segment {
   if (text === '**') return '**'
@@ -136,58 +155,117 @@ function parseSegment(text: string): Segment {
   for (let i = 0; i < text.length; i++) {
     const c = text[i] as string
     if (c === '*') {
-      if (out.at(-1) && (out.at(-1) as Element).star) continue
-      out.push({ star: true })
-    } else if (c === '?') out.push({ chars: () => true })
+      if (out.at(-1)?.star) continue
+      out.push(STAR)
+    } else if (c === '?') out.push(ANY)
     else if (c === '[' && text.indexOf(']', i + 2) > i) {
       const close = text.indexOf(']', i + 2)
-      let body = text.slice(i + 1, close)
+      let body = text.slice(i + 1, close).toLowerCase()
       const negate = body[0] === '!' || body[0] === '^'
       if (negate) body = body.slice(1)
-      const ranges: [string, string][] = []
+      let ranges = ''
       for (let k = 0; k < body.length; k++)
         if (body[k + 1] === '-' && k + 2 < body.length) {
-          ranges.push([(body[k] as string).toLowerCase(), (body[k + 2] as string).toLowerCase()])
+          ranges += (body[k] as string) + (body[k + 2] as string)
           k += 2
-        } else ranges.push([(body[k] as string).toLowerCase(), (body[k] as string).toLowerCase()])
-      out.push({ chars: (ch) => ranges.some(([lo, hi]) => ch >= lo && ch <= hi) !== negate })
+        } else ranges += (body[k] as string) + (body[k] as string)
+      out.push({ ranges, negate })
       i = close
-    } else {
-      const lower = c.toLowerCase()
-      out.push({ chars: (ch) => ch === lower, literal: lower })
-    }
+    } else out.push({ literal: c.toLowerCase() })
   }
   return out
 }
 
+/** True when a non-star element matches character `ch`. */
+function has(e: Element, ch: string): boolean {
+  if (e.literal !== undefined) return e.literal === ch
+  if (e.ranges === undefined) return true
+  let inside = false
+  for (let k = 0; k + 1 < e.ranges.length && !inside; k += 2)
+    inside = ch >= (e.ranges[k] as string) && ch <= (e.ranges[k + 1] as string)
+  return inside !== (e.negate === true)
+}
+
 const PROBE = ' !"#$%&\'()+,-.0123456789:;<=>@[]^_`abcdefghijklmnopqrstuvwxyz{|}~'
 
-function overlap(a: Element & { star?: false }, b: Element & { star?: false }): boolean {
-  if (a.literal !== undefined) return b.chars(a.literal)
-  if (b.literal !== undefined) return a.chars(b.literal)
-  for (const c of PROBE) if (a.chars(c) && b.chars(c)) return true
+function overlap(a: Element, b: Element): boolean {
+  if (a.literal !== undefined) return has(b, a.literal)
+  if (b.literal !== undefined) return has(a, b.literal)
+  for (const c of PROBE) if (has(a, c) && has(b, c)) return true
   return false
+}
+
+/** The text of a segment made of literals only, else undefined. */
+function literalText(segment: Element[]): string | undefined {
+  let out = ''
+  for (const e of segment) {
+    if (e.literal === undefined) return undefined
+    out += e.literal
+  }
+  return out
+}
+
+const compiled = new WeakMap<Element[], RegExp>()
+const escape = (c: string) => c.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')
+
+/** A segment pattern as a regular expression over one name (cached per segment). */
+function segmentRegex(segment: Element[]): RegExp {
+  let re = compiled.get(segment)
+  if (re) return re
+  let source = ''
+  for (const e of segment) {
+    if (e.star) source += '.*'
+    else if (e.literal !== undefined) source += escape(e.literal)
+    else if (e.ranges === undefined) source += '.'
+    else {
+      let set = ''
+      for (let k = 0; k + 1 < e.ranges.length; k += 2)
+        set += `${escape(e.ranges[k] as string)}-${escape(e.ranges[k + 1] as string)}`
+      source += `[${e.negate ? '^' : ''}${set}]`
+    }
+  }
+  re = new RegExp(`^${source}$`, 's')
+  compiled.set(segment, re)
+  return re
+}
+
+/** True when a regular expression of `segment` runs in linear time on a name of `length`. */
+function fewStars(segment: Element[], length: number): boolean {
+  let stars = 0
+  for (const e of segment) if (e.star) stars++
+  return stars <= 1 || (stars === 2 && length <= 256)
 }
 
 /** True when segment patterns `a` and `b` can match one same name. */
 function segmentsMeet(a: Element[], b: Element[], budget: WorkBudget): boolean {
+  // A plain name on either side: match it with the other pattern (the usual case).
+  const plainB = literalText(b)
+  if (plainB !== undefined && fewStars(a, plainB.length)) {
+    budget.charge(a.length + b.length)
+    return segmentRegex(a).test(plainB)
+  }
+  const plainA = literalText(a)
+  if (plainA !== undefined && fewStars(b, plainA.length)) {
+    budget.charge(a.length + b.length)
+    return segmentRegex(b).test(plainA)
+  }
   budget.charge((a.length + 1) * (b.length + 1))
   const width = b.length + 1
   const seen = new Uint8Array((a.length + 1) * width)
   const stack: number[] = [0]
   seen[0] = 1
+  const push = (ni: number, nj: number) => {
+    const k = ni * width + nj
+    if (!seen[k]) {
+      seen[k] = 1
+      stack.push(k)
+    }
+  }
   while (stack.length > 0) {
     const at = stack.pop() as number
     const i = Math.floor(at / width)
     const j = at % width
     if (i === a.length && j === b.length) return true
-    const push = (ni: number, nj: number) => {
-      const k = ni * width + nj
-      if (!seen[k]) {
-        seen[k] = 1
-        stack.push(k)
-      }
-    }
     const x = a[i]
     const y = b[j]
     if (x?.star) {
@@ -222,7 +300,7 @@ export function protectedPattern(glob: string): GlobPattern {
 /** Reads a resolved path or glob (absolute, `~/…` or relative) as segment patterns. */
 export function pathPattern(path: string): Segment[] {
   const parts = path.split('/').filter((p) => p !== '')
-  return parts.map((p) => (p === '~' ? [{ chars: (c: string) => c === '~', literal: '~' }] : parseSegment(p)))
+  return parts.map((p) => (p === '~' ? [{ literal: '~' }] : parseSegment(p)))
 }
 
 function startsWithWildcard(segment: Element[]): boolean {
@@ -248,6 +326,13 @@ export function globsMeet(
   const seen = new Uint8Array((user.length + 1) * width)
   const stack: number[] = [0]
   seen[0] = 1
+  const push = (ni: number, nj: number) => {
+    const k = ni * width + nj
+    if (!seen[k]) {
+      seen[k] = 1
+      stack.push(k)
+    }
+  }
   const pairs = (u: Element[], t: Element[], j: number): boolean => {
     if (!dotglob && startsWithWildcard(u) && t[0]?.literal === '.') return false
     // A name-anywhere rule is met only by a segment that commits to its name: the same
@@ -267,13 +352,6 @@ export function globsMeet(
     const i = Math.floor(at / width)
     const j = at % width
     if (i === user.length && j === target.length) return true
-    const push = (ni: number, nj: number) => {
-      const k = ni * width + nj
-      if (!seen[k]) {
-        seen[k] = 1
-        stack.push(k)
-      }
-    }
     const u = user[i]
     const t = target[j]
     if (u === '**') {

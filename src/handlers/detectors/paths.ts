@@ -128,40 +128,47 @@ function preparePaths(
     allowed: options.allow ?? DEFAULT_ALLOWED_PATHS,
     roots: options.mode === 'allow' ? (options.roots ?? []) : undefined,
   })
-  return bounded('paths', (text, budget, key, context) => {
-    const cwd = context?.cwd
-    const finding = (check: PathCheck): Finding[] => [
-      { kind: check.kind, start: 0, end: text.length, detail: check.detail },
-    ]
-    if (key === undefined || !COMMAND_KEYS.has(key)) {
-      if (text.length > 4096) return []
-      const check = checker.check(text, { cwd, dotglob: false, command: false }, budget)
-      return check ? finding(check) : []
-    }
-    if (text.length > SHELL_LIMITS.maxChars)
-      return [
-        {
-          kind: 'scan-limit',
-          start: 0,
-          end: text.length,
-          detail: `paths detector did not read a command of ${text.length} characters, more than ${SHELL_LIMITS.maxChars}`,
-        },
+  return bounded(
+    'paths',
+    (text, budget, key, context) => {
+      const cwd = context?.cwd
+      const finding = (check: PathCheck): Finding[] => [
+        { kind: check.kind, start: 0, end: text.length, detail: check.detail },
       ]
-    const dotglob = /dotglob|globdots|GLOBIGNORE|\(D\)/.test(text)
-    const dynamic = /\$\(|`/.test(text)
-    for (const { word, cwd: here } of candidateWords(text, cwd)) {
-      if (budget.exhausted) break
-      if (word === '' && dynamic && checker.strict)
-        return finding({
-          kind: 'path-outside-roots',
-          detail: 'a word made by a command substitution (mode: allow)',
-        })
-      const check = checker.check(word, { cwd: here, dotglob, command: true }, budget)
-      if (check) return finding(check)
-    }
-    return []
-  })
+      if (key === undefined || !COMMAND_KEYS.has(key)) {
+        if (text.length > 4096) return []
+        const check = checker.check(text, { cwd, dotglob: false, command: false }, budget)
+        return check ? finding(check) : []
+      }
+      if (text.length > SHELL_LIMITS.maxChars)
+        return [
+          {
+            kind: 'scan-limit',
+            start: 0,
+            end: text.length,
+            detail: `paths detector did not read a command of ${text.length} characters, more than ${SHELL_LIMITS.maxChars}`,
+          },
+        ]
+      const dotglob = /dotglob|globdots|GLOBIGNORE|\(D\)/.test(text)
+      const dynamic = /\$\(|`/.test(text)
+      for (const { word, cwd: here } of candidateWords(text, cwd)) {
+        if (budget.exhausted) break
+        if (word === '' && dynamic && checker.strict)
+          return finding({
+            kind: 'path-outside-roots',
+            detail: 'a word made by a command substitution (mode: allow)',
+          })
+        const check = checker.check(word, { cwd: here, dotglob, command: true }, budget)
+        if (check) return finding(check)
+      }
+      return []
+    },
+    PATHS_WORK_PER_CHAR,
+  )
 }
+
+/** Paths test every word against each protected glob, and globs segment by segment. */
+const PATHS_WORK_PER_CHAR = 1024
 
 /** Protected paths in one path (or, for a command key, in one command line). */
 export function scanPaths(
