@@ -206,7 +206,7 @@ function literalText(segment: Element[]): string | undefined {
 }
 
 const compiled = new WeakMap<Element[], RegExp>()
-const escape = (c: string) => c.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')
+const escapeRegex = (c: string) => c.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')
 
 /** A segment pattern as a regular expression over one name (cached per segment). */
 function segmentRegex(segment: Element[]): RegExp {
@@ -215,12 +215,12 @@ function segmentRegex(segment: Element[]): RegExp {
   let source = ''
   for (const e of segment) {
     if (e.star) source += '.*'
-    else if (e.literal !== undefined) source += escape(e.literal)
+    else if (e.literal !== undefined) source += escapeRegex(e.literal)
     else if (e.ranges === undefined) source += '.'
     else {
       let set = ''
       for (let k = 0; k + 1 < e.ranges.length; k += 2)
-        set += `${escape(e.ranges[k] as string)}-${escape(e.ranges[k + 1] as string)}`
+        set += `${escapeRegex(e.ranges[k] as string)}-${escapeRegex(e.ranges[k + 1] as string)}`
       source += `[${e.negate ? '^' : ''}${set}]`
     }
   }
