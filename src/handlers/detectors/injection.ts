@@ -21,6 +21,8 @@ const VERB = String.raw`(?:ignore|disregard|forget(?:\s+about)?|override|bypass|
 const WHOSE = `(?:(?:all|any|the|your|of|every|these|those|such)${W}){0,3}`
 const WHEN = String.raw`(?:previous|previously\s+given|prior|above|earlier|preceding|former|original|system|existing|initial|old|developer|foregoing|past|preset|given|safety|standing)`
 const NOUN = String.raw`(?:instructions?|prompts?|rules|directions?|guidelines?|guidance|context|messages?|commands?|constraints|directives?|orders|programming|training|policies|restrictions|safeguards|guardrails|system\s+prompt)`
+/** `the old rules file`: the noun names a thing, not instructions. */
+const NOT_A_THING = String.raw`(?!\s+(?:files?|engines?|config(?:uration)?|folders?|director(?:y|ies)|pages?|sections?|tables?|sets?|parsers?|modules?|repo(?:sitory)?)\b)`
 const AFTER = String.raw`(?:above|before|earlier|so\s+far|previously|until\s+now|up\s+to\s+now|you\s+(?:were|have\s+been|'ve\s+been|had\s+been)\s+(?:given|told)|given\s+(?:to\s+you|before|earlier|above)|(?:from|by)\s+(?:the\s+)?(?:developer|system|operator))`
 const TOLD = String.raw`(?:everything|anything|all|whatever)${W}(?:(?:that${W})?you(?:${W}(?:were|have\s+been|'ve\s+been|had\s+been|got|received))?${W}(?:told|given|taught|instructed|asked|programmed|trained|shown)|(?:above|before\s+this|prior\s+to\s+this|said\s+(?:above|before|earlier)|written\s+above|up\s+to\s+this\s+point))`
 
@@ -28,7 +30,7 @@ const RULES: { kind: string; re: RegExp }[] = [
   {
     kind: 'override-instructions',
     re: new RegExp(
-      String.raw`\b${VERB}${W}(?:${WHOSE}${WHEN}${W}${NOUN}|${WHOSE}${NOUN}${W}${AFTER}|${TOLD})|\b(?:the|your|all|any)${W}(?:${WHEN}${W})?${NOUN}${W}(?:(?:above|before|so\s+far)${W})?(?:are|is|were|have\s+been)${W}(?:now${W})?(?:void|cancell?ed|obsolete|revoked|superseded|overridden|null|invalid|no\s+longer\s+(?:valid|in\s+effect|apply|applicable|relevant))|\byour${W}(?:new|real|actual|true|updated)${W}(?:task|instructions?|objective|goal|purpose|mission|orders)${W}(?:is|are|now)\b`,
+      String.raw`\b${VERB}${W}(?:${WHOSE}${WHEN}${W}${NOUN}${NOT_A_THING}|${WHOSE}${NOUN}${W}${AFTER}|${TOLD})|\b(?:the|your|all|any)${W}(?:${WHEN}${W})?${NOUN}${W}(?:(?:above|before|so\s+far)${W})?(?:are|is|were|have\s+been)${W}(?:now${W})?(?:void|cancell?ed|obsolete|revoked|superseded|overridden|null|invalid|no\s+longer\s+(?:valid|in\s+effect|apply|applicable|relevant))|\byour${W}(?:new|real|actual|true|updated)${W}(?:task|instructions?|objective|goal|purpose|mission|orders)${W}(?:is|are|now)\b`,
       'g',
     ),
   },

@@ -73,8 +73,19 @@ function homeSpelled(path: string): string {
     .replace(/^\/root(?=\/|$)/, '~')
 }
 
+/** A path with nothing to resolve: plain names, no `.`/`..`, no home or /proc spelling. */
+const PLAIN_PATH = /^\/?(?:[A-Za-z0-9_@+=:,-][A-Za-z0-9_@+=:,.-]*\/)*[A-Za-z0-9_@+=:,-][A-Za-z0-9_@+=:,.-]*$/
+
 /** Resolves `raw` as the file system would, against `cwd` when it is relative. */
 export function resolvePath(raw: string, cwd?: string): ResolvedPath {
+  if (
+    PLAIN_PATH.test(raw) &&
+    !raw.startsWith('/proc') &&
+    !raw.startsWith('/root') &&
+    !raw.startsWith('/dev') &&
+    (raw.startsWith('/') || !cwd)
+  )
+    return { path: raw, climbs: 0 }
   let p = raw.trim()
   if (/^file:\/\//i.test(p)) {
     p = p.slice(7)
@@ -149,7 +160,19 @@ type Segment = Element[] | '**'
 const ANY: Element = {}
 const STAR: Element = { star: true }
 
+/** Parsed segments by their text (bounded; cleared when full), so compiled forms are reused. */
+const parsedSegments = new Map<string, Segment>()
+
 function parseSegment(text: string): Segment {
+  const known = parsedSegments.get(text)
+  if (known) return known
+  const segment = readSegment(text)
+  if (parsedSegments.size >= 4096) parsedSegments.clear()
+  parsedSegments.set(text, segment)
+  return segment
+}
+
+function readSegment(text: string): Segment {
   if (text === '**') return '**'
   const out: Element[] = []
   for (let i = 0; i < text.length; i++) {
@@ -236,8 +259,26 @@ function fewStars(segment: Element[], length: number): boolean {
   return stars <= 1 || (stars === 2 && length <= 256)
 }
 
+/** False when the literal characters both patterns open or end with already differ. */
+function endsAgree(a: Element[], b: Element[]): boolean {
+  for (let k = 0; k < a.length && k < b.length; k++) {
+    const x = a[k] as Element
+    const y = b[k] as Element
+    if (x.literal === undefined || y.literal === undefined) break
+    if (x.literal !== y.literal) return false
+  }
+  for (let k = 1; k <= a.length && k <= b.length; k++) {
+    const x = a[a.length - k] as Element
+    const y = b[b.length - k] as Element
+    if (x.literal === undefined || y.literal === undefined) break
+    if (x.literal !== y.literal) return false
+  }
+  return true
+}
+
 /** True when segment patterns `a` and `b` can match one same name. */
 function segmentsMeet(a: Element[], b: Element[], budget: WorkBudget): boolean {
+  if (!endsAgree(a, b)) return false
   // A plain name on either side: match it with the other pattern (the usual case).
   const plainB = literalText(b)
   if (plainB !== undefined && fewStars(a, plainB.length)) {
