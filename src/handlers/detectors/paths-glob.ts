@@ -387,6 +387,11 @@ export function globsMeet(
     }
     return segmentsMeet(u, t, budget)
   }
+  // The last names must meet whatever comes before them: check that first (it mostly fails).
+  const lastTarget = target[last]
+  const lastUser = user[user.length - 1]
+  if (lastTarget !== undefined && lastTarget !== '**' && lastUser !== undefined && lastUser !== '**')
+    if (!pairs(lastUser, lastTarget, last)) return false
   while (stack.length > 0) {
     if (budget.exhausted) return true
     const at = stack.pop() as number
