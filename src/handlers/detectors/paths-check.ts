@@ -5,18 +5,8 @@
 // root — is not allowed in `mode: allow`.
 
 import type { WorkBudget } from './budget.js'
-import {
-  compilePathGlob,
-  expandBraces,
-  type GlobPattern,
-  globsMeet,
-  isGlob,
-  MAX_BRACE_WORDS,
-  pathPattern,
-  protectedPattern,
-  type ResolvedPath,
-  resolvePath,
-} from './paths-glob.js'
+import { compilePathGlob, type GlobPattern, globsMeet, pathPattern, protectedPattern } from './paths-glob.js'
+import { expandBraces, isGlob, MAX_BRACE_WORDS, type ResolvedPath, resolvePath } from './paths-resolve.js'
 
 /** Why a path is refused. */
 export interface PathCheck {

@@ -1,9 +1,8 @@
-// Paths as the file system will read them, and globs as sets of paths. A path is resolved
-// against the working folder (`cwd`), `~`/`$HOME`/`/root`/`%USERPROFILE%` become the home
-// folder, `\` becomes `/`, and `/proc/<pid>/root/` links are followed to `/`. A glob such as
-// `~/.s*/i*` or `/e?c/sh*` is matched against a protected glob by asking whether the two can
-// match one same path (a product of the two patterns, segment by segment), the way a shell
-// expands it: a wildcard does not match a leading `.` unless told to (`dotglob`).
+// Globs as sets of paths. A glob such as `~/.s*/i*` or `/e?c/sh*` is matched against a
+// protected glob by asking whether the two can match one same path (a product of the two
+// patterns, segment by segment), the way a shell expands it: a wildcard does not match a
+// leading `.` unless told to (`dotglob`). Protected globs also compile to one expression
+// for plain paths.
 
 import type { WorkBudget } from './budget.js'
 
@@ -28,120 +27,6 @@ export function compilePathGlob(glob: string): RegExp {
     else source += c.replace(/[.+^${}()|[\]\\]/g, '\\$&')
   }
   return new RegExp(`${absolute ? '^/' : '(?:^|/)'}${source}${subtree ? '(?:/.*)?' : ''}$`, 'i')
-}
-
-/** A path after resolution. */
-export interface ResolvedPath {
-  /** `/…` absolute, `~/…` under home, otherwise relative (the cwd was not known). */
-  path: string
-  /** Leading `..` segments a relative path could not resolve. */
-  climbs: number
-  /** Why the path's real target cannot be known (a `/proc/<pid>/cwd` or `fd` link). */
-  link?: string
-}
-
-const PROC_ROOT = /^\/proc\/(?:self|thread-self|\d{1,10})\/root(?=\/|$)/
-const PROC_LINK = /^\/(?:proc\/(?:self|thread-self|\d{1,10})\/(?:cwd|fd|map_files)|dev\/fd)(?=\/|$)/
-
-/** Collapses `.`, `..` and `//`; `~` (home) and `/` (root) are kept as the first segment. */
-function collapse(path: string): { path: string; climbs: number } {
-  const home = path === '~' || path.startsWith('~/')
-  const absolute = path.startsWith('/')
-  const parts: string[] = []
-  let climbs = 0
-  for (const part of (home ? path.slice(1) : path).split('/')) {
-    if (part === '' || part === '.') continue
-    if (part === '..') {
-      if (parts.length > 0) parts.pop()
-      else if (!absolute && !home) climbs++
-      continue
-    }
-    parts.push(part)
-  }
-  const joined = parts.join('/')
-  const prefix = home ? '~' : absolute ? '' : '../'.repeat(climbs)
-  if (home) return { path: joined ? `~/${joined}` : '~', climbs: 0 }
-  if (absolute) return { path: `/${joined}`, climbs: 0 }
-  return { path: `${prefix}${joined}` || '.', climbs }
-}
-
-/** The home folder spelled as `~`: `$HOME`, `${HOME}`, `~user`, `/root`, `%USERPROFILE%`. */
-function homeSpelled(path: string): string {
-  return path
-    .replace(/^(?:\$HOME|\$\{HOME\}|%USERPROFILE%|%HOMEPATH%|\$env:USERPROFILE)(?=[\\/]|$)/i, '~')
-    .replace(/^~[A-Za-z0-9_.-]+(?=\/|$)/, '~')
-    .replace(/^\/root(?=\/|$)/, '~')
-}
-
-/** A path with nothing to resolve: plain names, no `.`/`..`, no home or /proc spelling. */
-const PLAIN_PATH = /^\/?(?:[A-Za-z0-9_@+=:,-][A-Za-z0-9_@+=:,.-]*\/)*[A-Za-z0-9_@+=:,-][A-Za-z0-9_@+=:,.-]*$/
-
-/** Resolves `raw` as the file system would, against `cwd` when it is relative. */
-export function resolvePath(raw: string, cwd?: string): ResolvedPath {
-  if (
-    PLAIN_PATH.test(raw) &&
-    !raw.startsWith('/proc') &&
-    !raw.startsWith('/root') &&
-    !raw.startsWith('/dev') &&
-    (raw.startsWith('/') || !cwd)
-  )
-    return { path: raw, climbs: 0 }
-  let p = raw.trim()
-  if (/^file:\/\//i.test(p)) {
-    p = p.slice(7)
-    try {
-      p = decodeURIComponent(p)
-    } catch {
-      // kept as written
-    }
-  }
-  if (/^[A-Za-z]:[\\/]/.test(p)) p = `/${p[0]?.toLowerCase()}${p.slice(2).replace(/\\/g, '/')}`
-  else if (p.includes('\\') && !p.includes('/')) p = p.replace(/\\/g, '/')
-  p = homeSpelled(p)
-  if (!p.startsWith('/') && !p.startsWith('~') && cwd) {
-    const base = homeSpelled(cwd.trim())
-    if (base.startsWith('/') || base.startsWith('~')) p = `${base}/${p}`
-  }
-  let { path, climbs } = collapse(p)
-  // `/proc/self/root/etc/shadow` is `/etc/shadow`; links through cwd or fd cannot be followed.
-  for (let hops = 0; hops < 16 && PROC_ROOT.test(path); hops++)
-    path = collapse(path.replace(PROC_ROOT, '')).path
-  const link = PROC_LINK.exec(path)
-  return link ? { path, climbs, link: link[0] } : { path, climbs }
-}
-
-/** True when the word has glob characters a shell (or `find -name`) would expand. */
-export function isGlob(word: string): boolean {
-  return /[*?]|\[[^\]]+\]/.test(word)
-}
-
-/** The most words one brace expansion may give; more is a bound of its own. */
-export const MAX_BRACE_WORDS = 64
-
-/**
- * `{a,b}` lists expanded, as a shell does before globbing; more than
- * {@link MAX_BRACE_WORDS} words answers undefined (the caller treats that as a bound).
- */
-export function expandBraces(word: string): string[] | undefined {
-  if (!word.includes('{')) return [word]
-  const out: string[] = []
-  let over = false
-  const visit = (w: string) => {
-    if (out.length >= MAX_BRACE_WORDS) {
-      over = true
-      return
-    }
-    const open = w.indexOf('{')
-    const close = open >= 0 ? w.indexOf('}', open) : -1
-    const body = close > open ? w.slice(open + 1, close) : ''
-    if (open < 0 || close < 0 || !body.includes(',')) {
-      out.push(w)
-      return
-    }
-    for (const choice of body.split(',')) visit(w.slice(0, open) + choice + w.slice(close + 1))
-  }
-  visit(word)
-  return over ? undefined : out
 }
 
 /** One character position of a segment pattern: `*`, `?`, a literal or a `[…]` class. */
@@ -349,6 +234,28 @@ function startsWithWildcard(segment: Element[]): boolean {
   return first !== undefined && first.literal === undefined
 }
 
+/** True when user segment `u` can name what protected segment `t` names (see {@link globsMeet}). */
+function segmentPair(
+  u: Element[],
+  t: Element[],
+  lastName: boolean,
+  guarded: GlobPattern,
+  dotglob: boolean,
+  budget: WorkBudget,
+): boolean {
+  if (!dotglob && startsWithWildcard(u) && t[0]?.literal === '.') return false
+  // A name-anywhere rule is met only by a segment that commits to its name: the same
+  // literal opening (`i*` for `id_rsa*`) or, for `*.pem`, the same kind of literal ending.
+  if (guarded.nameOnly && lastName) {
+    if (startsWithWildcard(t)) {
+      const end = u.at(-1)
+      if (end === undefined || end.literal === undefined) return false
+      if (!u.some((e) => e.literal !== undefined && /[a-z0-9]/.test(e.literal))) return false
+    } else if (startsWithWildcard(u)) return false
+  }
+  return segmentsMeet(u, t, budget)
+}
+
 /**
  * True when the user's glob (segments of a resolved path) can match a path the protected
  * pattern covers. A user segment that opens with a wildcard does not match a name opening
@@ -363,6 +270,13 @@ export function globsMeet(
 ): boolean {
   const target = guarded.segments
   const last = target.length - 1
+  const pairs = (u: Element[], t: Element[], j: number) =>
+    segmentPair(u, t, j === last, guarded, dotglob, budget)
+  // The last names must meet whatever comes before them: check that first (it mostly fails).
+  const lastTarget = target[last]
+  const lastUser = user[user.length - 1]
+  if (lastTarget !== undefined && lastTarget !== '**' && lastUser !== undefined && lastUser !== '**')
+    if (!pairs(lastUser, lastTarget, last)) return false
   const width = target.length + 1
   const seen = new Uint8Array((user.length + 1) * width)
   const stack: number[] = [0]
@@ -374,24 +288,6 @@ export function globsMeet(
       stack.push(k)
     }
   }
-  const pairs = (u: Element[], t: Element[], j: number): boolean => {
-    if (!dotglob && startsWithWildcard(u) && t[0]?.literal === '.') return false
-    // A name-anywhere rule is met only by a segment that commits to its name: the same
-    // literal opening (`i*` for `id_rsa*`) or, for `*.pem`, the same kind of literal ending.
-    if (guarded.nameOnly && j === last) {
-      if (startsWithWildcard(t)) {
-        const end = u.at(-1)
-        if (end === undefined || end.literal === undefined) return false
-        if (!u.some((e) => e.literal !== undefined && /[a-z0-9]/.test(e.literal))) return false
-      } else if (startsWithWildcard(u)) return false
-    }
-    return segmentsMeet(u, t, budget)
-  }
-  // The last names must meet whatever comes before them: check that first (it mostly fails).
-  const lastTarget = target[last]
-  const lastUser = user[user.length - 1]
-  if (lastTarget !== undefined && lastTarget !== '**' && lastUser !== undefined && lastUser !== '**')
-    if (!pairs(lastUser, lastTarget, last)) return false
   while (stack.length > 0) {
     if (budget.exhausted) return true
     const at = stack.pop() as number

@@ -162,7 +162,7 @@ describe('content detectors: bounds hold on any input', () => {
         const findings = strict(text, key)
         const ms = performance.now() - started
         expect(ms, `${name} on ${JSON.stringify(text.slice(0, 16))} took ${ms.toFixed(0)} ms`).toBeLessThan(
-          1500,
+          3000,
         )
         expect(Array.isArray(findings)).toBe(true)
       }
