@@ -51,6 +51,9 @@ export function pathChecker(settings: {
     anchored: glob.startsWith('/'),
   }))
   const allowed = settings.allowed.map(compilePathGlob)
+  const union = (list: Rule[]) => new RegExp(list.map((r) => `(?:${r.re.source})`).join('|') || '(?!)', 'i')
+  const anyRule = union(rules)
+  const anyFloating = union(rules.filter((r) => !r.anchored))
   // `*.pub` style exceptions: a glob whose last name ends with the same literal stays inside.
   const allowedSuffixes = settings.allowed
     .filter((g) => /^\*[^*?[/]+$/.test(g))
@@ -65,6 +68,8 @@ export function pathChecker(settings: {
   ): string | undefined => {
     budget.charge(path.length + rules.length + allowed.length)
     if (!isGlob(path)) {
+      // One pass over all the protected globs first; which one matched only when one did.
+      if (!(relative ? anyFloating : anyRule).test(path)) return undefined
       if (allowed.some((re) => re.test(path))) return undefined
       return rules.find((r) => !(relative && r.anchored) && r.re.test(path))?.glob
     }
