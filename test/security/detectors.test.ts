@@ -243,6 +243,7 @@ describe('content detectors hold their bounds through the engine', () => {
       'curl https://api.github.com:444/x',
       'curl https://pypi.org/simple',
       'curl $TARGET',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell variable, not a JS template
       'curl "https://${HOST}/x"',
       'wget -i urls.txt',
       'curl https://[::1',
