@@ -3,8 +3,9 @@
 // labelled corpus in bench/fixtures/detectors/*.jsonl (positives, obfuscated positives and
 // benign look-alikes per category). Per category it prints recall and precision of both
 // (goal: Warden's at least theirs) and the time per check (goal: at most half of theirs),
-// and every sample Warden gets wrong, by id. The checks are called directly, no LLM.
-// Short run: DETECTORS_BENCH_ROUNDS=2.
+// and every sample Warden gets wrong, by id, and the time of the slowest single input of the
+// corpus (goal: at most 10 ms). A goal missed is printed as a MISS line. The checks are
+// called directly, no LLM. Short run: DETECTORS_BENCH_ROUNDS=2.
 
 import { readFileSync } from 'node:fs'
 import {
@@ -27,6 +28,8 @@ interface Sample {
   note: string
   source: string
   field?: string
+  /** The working folder the sample is read in (paths). */
+  cwd?: string
 }
 
 type Check = (sample: Sample) => boolean | Promise<boolean>
@@ -210,6 +213,24 @@ function timePerCheck(samples: readonly Sample[], run: (s: Sample) => unknown, r
   return best
 }
 
+/** Milliseconds of the slowest single input (each the best of `repeats` runs), and which. */
+function worstInput(samples: readonly Sample[], run: (s: Sample) => unknown, repeats: number) {
+  let worst = { ms: 0, id: '' }
+  for (const s of samples) {
+    let best = Number.POSITIVE_INFINITY
+    for (let r = 0; r < repeats; r++) {
+      const start = process.hrtime.bigint()
+      run(s)
+      best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e6)
+    }
+    if (best > worst.ms) worst = { ms: best, id: s.id }
+  }
+  return worst
+}
+
+/** The slowest single input may take this many milliseconds. */
+const WORST_INPUT_MS = 10
+
 /** Runs the detector benchmark. */
 export default async function run(): Promise<BenchResult[]> {
   // Warden runs compiled (dist/), as users run it; `npm run bench` builds it.
@@ -224,8 +245,10 @@ export default async function run(): Promise<BenchResult[]> {
     const scan = detector.prepare(detector.options.parse(category.options) as never) as (
       text: string,
       key?: string,
+      context?: { cwd?: string },
     ) => unknown[]
-    const ours: Check = (s) => scan(s.text, s.field).length > 0
+    const context = (s: Sample) => (s.cwd ? { cwd: s.cwd } : undefined)
+    const ours: Check = (s) => scan(s.text, s.field, context(s)).length > 0
     const theirs: Check = async (s) => category.found(await category.guardrails(s.text))
     const mine = await score(samples, ours)
     const base = await score(samples, theirs)
@@ -241,9 +264,18 @@ export default async function run(): Promise<BenchResult[]> {
       )
       oursNs = Math.min(
         oursNs,
-        timePerCheck(samples, (s) => scan(s.text, s.field), 1),
+        timePerCheck(samples, (s) => scan(s.text, s.field, context(s)), 1),
       )
     }
+    const worst = worstInput(samples, (s) => scan(s.text, s.field, context(s)), Math.max(3, rounds))
+    if (oursNs > theirsNs / 2)
+      misses.push(
+        `MISS ${category.name}: time per check ${fmt(oursNs / theirsNs)}x of Guardrails' (goal <= 0.5x)`,
+      )
+    if (worst.ms > WORST_INPUT_MS)
+      misses.push(
+        `MISS ${category.name}: worst input ${worst.id} took ${fmt(worst.ms)} ms (goal <= ${WORST_INPUT_MS} ms)`,
+      )
     const extra = { samples: samples.length, vs: category.theirs }
     results.push(
       {
@@ -271,12 +303,20 @@ export default async function run(): Promise<BenchResult[]> {
         goal: 'ratio <= 0.5',
         pass: oursNs <= theirsNs / 2,
       },
+      {
+        name: `${category.name}: worst input (${worst.id})`,
+        value: worst.ms,
+        baseline: WORST_INPUT_MS,
+        unit: 'ms',
+        goal: `ms <= ${WORST_INPUT_MS}`,
+        pass: worst.ms <= WORST_INPUT_MS,
+      },
     )
   }
   process.stdout.write(
     misses.length === 0
-      ? '\ndetectors: every corpus sample decided as labelled\n'
-      : `\ndetectors: ${misses.length} sample(s) decided against their label:\n${misses.map((m) => `  ${m}`).join('\n')}\n`,
+      ? '\ndetectors: every corpus sample decided as labelled, every goal met\n'
+      : `\ndetectors: ${misses.length} miss(es) (samples decided against their label, goals missed):\n${misses.map((m) => `  ${m}`).join('\n')}\n`,
   )
   process.stdout.write(`(time per check: best of ${rounds} rounds of ≥2000 checks; ${fmt(rounds)} rounds)\n`)
   return results

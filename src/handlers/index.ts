@@ -26,6 +26,7 @@ export type {
   InjectionOptions,
   PathsOptions,
   PiiOptions,
+  ScanContext,
   SecretsOptions,
   ShellOptions,
 } from './detectors/index.js'
@@ -36,6 +37,7 @@ export {
   newReading,
   parseShell,
   runCommands,
+  SCAN_LIMIT_KIND,
   SHELL_LIMITS,
   scanEgress,
   scanInjection,

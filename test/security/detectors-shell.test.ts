@@ -166,7 +166,7 @@ describe('shell detector bounds with action: ask', () => {
     const decision = await engine.dispatch(event(`${'( '.repeat(64)}ls${' )'.repeat(64)}`))
     expect(decision.decision).toBe('allow')
     expect(asked).toEqual([
-      'shell detector found shell reader stopped at its bound: more than 64 nested groups or function bodies; the rest was not read (tool.input.command)',
+      'shell reader stopped at its bound: more than 64 nested groups or function bodies; the rest was not read (tool.input.command)',
     ])
   })
 })

@@ -21,7 +21,13 @@ import { formatPath, payloadKeys, payloadStrings, redactText, replaceStrings } f
 import { piiDetector } from './pii.js'
 import { secretsDetector } from './secrets.js'
 import { shellDetector } from './shell.js'
-import { DEFAULT_MAX_SCAN_CHARS, type Detector, type Finding } from './types.js'
+import {
+  DEFAULT_MAX_SCAN_CHARS,
+  type Detector,
+  type Finding,
+  SCAN_LIMIT_KIND,
+  type ScanContext,
+} from './types.js'
 
 /** Every built-in detector, by name. */
 export const DETECTORS: Readonly<Record<string, Detector<never>>> = Object.fromEntries(
@@ -92,6 +98,34 @@ function sensitiveValues(hits: readonly Hit[]): string[] {
   return [...values]
 }
 
+/** The folder the event's relative paths mean: the tool's own `cwd` input, else the event's. */
+function eventCwd(event: { payload: JsonObject; context?: { cwd?: unknown } }): string | undefined {
+  const tool = event.payload.tool
+  const input = tool && typeof tool === 'object' && !Array.isArray(tool) ? tool.input : undefined
+  const own = input && typeof input === 'object' && !Array.isArray(input) ? input.cwd : undefined
+  if (typeof own === 'string' && own.startsWith('/')) return own
+  const cwd = event.context?.cwd
+  return typeof cwd === 'string' && cwd !== '' ? cwd : undefined
+}
+
+/** Runs a scan; an exception becomes a `scan-limit` finding naming it (a scan never throws here). */
+function safeScan(
+  scan: (text: string, key?: string, context?: ScanContext) => Finding[],
+  name: string,
+  text: string,
+  key: string | undefined,
+  context: ScanContext,
+): Finding[] {
+  try {
+    return scan(text, key, context)
+  } catch (error) {
+    const cause = error instanceof Error ? error.message.slice(0, 200) : 'unknown error'
+    return [
+      { kind: SCAN_LIMIT_KIND, start: 0, end: text.length, detail: `${name} detector failed (${cause})` },
+    ]
+  }
+}
+
 /**
  * Prepares one detector hook.
  * @throws WardenError `invalid-hook` naming the field and the fix.
@@ -124,7 +158,7 @@ function prepareDetector(config: unknown, hook: HookSpec) {
       ? { type: 'ask', reason }
       : { type: 'deny', reason, reasonCode: [`detector.${detector.name}`, 'too-large'] }
 
-  return (event: { payload: JsonObject }): Verdict => {
+  return (event: { payload: JsonObject; context?: { cwd?: unknown } }): Verdict => {
     const { strings, complete } = payloadStrings(event.payload, detector.target, settings.fields)
     let total = 0
     for (const s of strings) total += s.value.length
@@ -132,10 +166,21 @@ function prepareDetector(config: unknown, hook: HookSpec) {
       return refuse(
         `${detector.name} detector cannot scan this payload: ${complete ? `${total} characters, more than maxChars ${maxChars}` : 'too deeply nested or too many strings'}`,
       )
+    const context = { cwd: eventCwd(event), maxChars }
     const hits: Hit[] = []
     const byField = new Map<string, { value: string; findings: Finding[] }>()
     for (const s of strings) {
-      const findings = scan(s.value, s.key)
+      const findings = safeScan(scan, detector.name, s.value, s.key, context)
+      // A bound reached (or a scan that failed) means the text was not fully read: refuse it.
+      const limit = findings.find((f) => f.kind === SCAN_LIMIT_KIND)
+      if (limit)
+        return action === 'ask'
+          ? { type: 'ask', reason: `${limit.detail} (${formatPath(s.path)})` }
+          : {
+              type: 'deny',
+              reason: `${limit.detail} (${formatPath(s.path)})`,
+              reasonCode: [`detector.${detector.name}`, SCAN_LIMIT_KIND],
+            }
       if (findings.length === 0) continue
       const field = formatPath(s.path)
       byField.set(field, { value: s.value, findings })
@@ -145,7 +190,7 @@ function prepareDetector(config: unknown, hook: HookSpec) {
     let inKeys = false
     if (detector.target === 'all' && !settings.fields)
       for (const k of payloadKeys(event.payload)) {
-        const findings = scan(k.value)
+        const findings = safeScan(scan, detector.name, k.value, undefined, context)
         if (findings.length === 0) continue
         inKeys = true
         for (const finding of findings)

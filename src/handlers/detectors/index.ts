@@ -1,6 +1,7 @@
 // The built-in detectors and the `detector` handler type that runs them: secrets, PII,
 // egress (URLs), destructive shell commands, protected paths and prompt injection.
 
+export { BASE_WORK, bounded, WORK_PER_CHAR, WorkBudget } from './budget.js'
 export type { EgressOptions } from './egress.js'
 export { egressDetector, scanEgress } from './egress.js'
 export type { DetectorAction, DetectorConfig } from './handler.js'
@@ -35,5 +36,5 @@ export type {
   SimpleCommand,
 } from './shell-parse.js'
 export { newReading, parseShell, SHELL_LIMITS } from './shell-parse.js'
-export type { Detector, Finding, ScanTarget } from './types.js'
-export { DEFAULT_MAX_SCAN_CHARS } from './types.js'
+export type { Detector, Finding, ScanContext, ScanTarget } from './types.js'
+export { DEFAULT_MAX_SCAN_CHARS, SCAN_LIMIT_KIND } from './types.js'

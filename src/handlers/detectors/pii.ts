@@ -5,7 +5,8 @@
 // rules keep look-alikes such as order numbers, dates and version strings out.
 
 import { z } from 'zod'
-import type { Detector, Finding } from './types.js'
+import { bounded, type WorkBudget } from './budget.js'
+import type { Detector, Finding, ScanContext } from './types.js'
 
 /** The kinds of PII the detector knows. */
 export const PII_KINDS = ['email', 'phone', 'card', 'us-ssn', 'uk-nino', 'iban'] as const
@@ -146,13 +147,19 @@ const NINO = /\b([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]) ?\d{2} ?\d{2} ?\d{2} ?[A-D
 const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/gi
 const NINO_BAD_PREFIX = new Set(['BG', 'GB', 'NK', 'KN', 'TN', 'NT', 'ZZ'])
 
-function emails(text: string, add: (kind: PiiKind, start: number, end: number) => void): void {
+function emails(
+  text: string,
+  budget: WorkBudget,
+  add: (kind: PiiKind, start: number, end: number) => void,
+): void {
   for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
     let start = at
     while (start > 0 && at - start < 64 && EMAIL_LOCAL.test(text[start - 1] as string)) start--
+    if (!budget.charge(at - start + 8)) return
     if (start === at || text[start] === '.') continue
     const domain = EMAIL_DOMAIN.exec(text.slice(at + 1, at + 255))
     if (!domain) continue
+    budget.charge(domain[0].length)
     // `git@github.com:org/repo.git` is an scp-style address, not an e-mail address.
     if (text[at + 1 + domain[0].length] === ':' && /[A-Za-z~/]/.test(text[at + 2 + domain[0].length] ?? ''))
       continue
@@ -160,21 +167,32 @@ function emails(text: string, add: (kind: PiiKind, start: number, end: number) =
   }
 }
 
-function each(re: RegExp, text: string, fn: (m: RegExpExecArray) => void): void {
+function each(re: RegExp, text: string, budget: WorkBudget, fn: (m: RegExpExecArray) => void): void {
   re.lastIndex = 0
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) fn(m)
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    if (!budget.charge(m[0].length + 16)) return
+    fn(m)
+  }
 }
+
+/** Most findings one string may yield; past it the scan stops with a `scan-limit` finding. */
+const MAX_FINDINGS = 1000
 
 /** Every piece of PII in `text`. */
-export function scanPii(text: string, options: PiiOptions = {}): Finding[] {
-  return preparePii(options)(text)
+export function scanPii(text: string, options: PiiOptions = {}, context?: ScanContext): Finding[] {
+  return preparePii(options)(text, undefined, context)
 }
 
-function preparePii(options: PiiOptions): (text: string) => Finding[] {
+function preparePii(options: PiiOptions): (text: string, key?: string, context?: ScanContext) => Finding[] {
   const kinds = new Set<PiiKind>(options.kinds ?? PII_KINDS)
-  return (text) => {
+  return bounded('pii', (text, budget) => {
     const findings: Finding[] = []
     const add = (kind: PiiKind, start: number, end: number) => {
+      budget.charge(findings.length)
+      if (findings.length >= MAX_FINDINGS) {
+        budget.charge(budget.limit + 1)
+        return
+      }
       if (findings.some((f) => start < f.end && end > f.start)) return
       findings.push({ kind, start, end, sensitive: true })
     }
@@ -183,35 +201,35 @@ function preparePii(options: PiiOptions): (text: string) => Finding[] {
       const c = text.charCodeAt(i)
       if (c >= 48 && c <= 57) digits++
     }
-    if (kinds.has('email') && text.includes('@')) emails(text, add)
+    if (kinds.has('email') && text.includes('@')) emails(text, budget, add)
     const hasDigits = digits >= 8
     if (hasDigits && kinds.has('iban'))
-      each(IBAN, text, (m) => {
+      each(IBAN, text, budget, (m) => {
         if (ibanValid(m[0].replace(/ /g, '').toUpperCase())) add('iban', m.index, m.index + m[0].length)
       })
     if (digits >= 13 && kinds.has('card'))
-      each(CARD, text, (m) => {
+      each(CARD, text, budget, (m) => {
         const digits = m[0].replace(/[ -]/g, '')
         if (digits.length >= 13 && CARD_PREFIX.test(digits) && luhnValid(digits))
           add('card', m.index, m.index + m[0].length)
       })
     if (hasDigits && kinds.has('us-ssn') && text.includes('-'))
-      each(SSN, text, (m) => {
+      each(SSN, text, budget, (m) => {
         const [, area, group, serial] = m as unknown as [string, string, string, string]
         if (area === '000' || area === '666' || area[0] === '9' || group === '00' || serial === '0000') return
         add('us-ssn', m.index, m.index + m[0].length)
       })
     if (digits >= 6 && kinds.has('uk-nino'))
-      each(NINO, text, (m) => {
+      each(NINO, text, budget, (m) => {
         if (!NINO_BAD_PREFIX.has(m[1] as string)) add('uk-nino', m.index, m.index + m[0].length)
       })
     if (hasDigits && kinds.has('phone'))
-      each(PHONE, text, (m) => {
+      each(PHONE, text, budget, (m) => {
         const digits = m[0].replace(/\D/g, '').length
         if (digits >= 8 && digits <= 15) add('phone', m.index, m.index + m[0].length)
       })
     return findings.sort((a, b) => a.start - b.start)
-  }
+  })
 }
 
 /** The `pii` detector. */

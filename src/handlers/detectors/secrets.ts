@@ -6,7 +6,10 @@
 
 import { RE2JS } from 're2js'
 import { z } from 'zod'
-import type { Detector, Finding } from './types.js'
+import { bounded, type WorkBudget } from './budget.js'
+import { decodeText, encodesText, isCursorValue, publicSpans } from './secrets-public.js'
+import { foldInvisible, originalIndex } from './text-fold.js'
+import type { Detector, Finding, ScanContext } from './types.js'
 
 interface Pattern {
   kind: string
@@ -161,6 +164,13 @@ const PATTERNS: Pattern[] = [
     accept: (t) => classes(t) >= 2 && shannonEntropy(t) >= 3.5,
   },
   {
+    kind: 'basic-auth',
+    hints: ['asic '],
+    re: /\b[Bb]asic\s{1,5}([A-Za-z0-9+/]{8,300}={0,2})(?![A-Za-z0-9+/=])/g,
+    group: 1,
+    accept: (t) => encodesText(t) && decodeText(t).includes(':'),
+  },
+  {
     kind: 'secret-assignment',
     hints: [],
     re: /(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|passwd|pwd|access[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_-]{0,20}["']?\s{0,5}(?::|=|:=|=>)\s{0,5}["']?([^\s"'`,;]{8,256})/gi,
@@ -209,7 +219,7 @@ const optionsSchema = z
 export type SecretsOptions = z.infer<typeof optionsSchema>
 
 /** The kinds of secret the built-in patterns name. */
-export const SECRET_KINDS = [...PATTERNS.map((p) => p.kind), 'high-entropy', 'custom']
+export const SECRET_KINDS = [...PATTERNS.map((p) => p.kind), 'high-entropy', 'encoded-secret', 'custom']
 
 function entropyCheck(options: SecretsOptions): ((token: string) => boolean) | undefined {
   if (options.entropy === false) return undefined
@@ -224,21 +234,26 @@ function entropyCheck(options: SecretsOptions): ((token: string) => boolean) | u
 }
 
 /** Every secret in `text`. */
-export function scanSecrets(text: string, options: SecretsOptions = {}): Finding[] {
-  return prepareSecrets(options)(text)
+export function scanSecrets(text: string, options: SecretsOptions = {}, context?: ScanContext): Finding[] {
+  return prepareSecrets(options)(text, undefined, context)
 }
 
-function prepareSecrets(options: SecretsOptions): (text: string) => Finding[] {
+/** Most findings one string may yield; past it the scan stops with a `scan-limit` finding. */
+const MAX_FINDINGS = 1000
+
+function prepareSecrets(
+  options: SecretsOptions,
+): (text: string, key?: string, context?: ScanContext) => Finding[] {
   const off = new Set(options.disable ?? [])
   const patterns = PATTERNS.filter((p) => !off.has(p.kind))
   const custom = (options.patterns ?? []).map((p) => RE2JS.compile(p))
   const entropy = off.has('high-entropy') ? undefined : entropyCheck(options)
-  return (text) => {
-    const findings: Finding[] = []
-    const add = (kind: string, start: number, end: number) => {
-      if (findings.some((f) => start < f.end && end > f.start)) return
-      findings.push({ kind, start, end, sensitive: true })
-    }
+  /** Provider patterns over `text`, reporting each secret's span in it. */
+  const matchPatterns = (
+    text: string,
+    budget: WorkBudget,
+    add: (kind: string, s: number, e: number) => void,
+  ) => {
     for (const pattern of patterns) {
       if (
         pattern.hints.length > 0 ? !pattern.hints.some((h) => text.includes(h)) : !ASSIGNMENT_HINT.test(text)
@@ -246,29 +261,70 @@ function prepareSecrets(options: SecretsOptions): (text: string) => Finding[] {
         continue
       pattern.re.lastIndex = 0
       for (let m = pattern.re.exec(text); m !== null; m = pattern.re.exec(text)) {
+        if (!budget.charge(m[0].length + 32)) return
         const secret = pattern.group ? m[pattern.group] : m[0]
         if (secret === undefined || (pattern.accept && !pattern.accept(secret))) continue
         const start = m.index + m[0].lastIndexOf(secret)
+        // `next_page_token: …` names a pagination cursor, not a credential.
+        if (pattern.kind === 'secret-assignment' && isCursorValue(text, start)) continue
         add(pattern.kind, start, start + secret.length)
       }
     }
+  }
+  return bounded('secrets', (original, budget) => {
+    // Read through zero-width and other invisible characters; spans map back to the original.
+    const folded = foldInvisible(original)
+    const text = folded.text
+    const at = (i: number) => originalIndex(folded, i, original.length)
+    const findings: Finding[] = []
+    const add = (kind: string, start: number, end: number) => {
+      const from = at(start)
+      const to = at(end)
+      budget.charge(findings.length)
+      if (findings.length >= MAX_FINDINGS) {
+        budget.charge(budget.limit + 1)
+        return
+      }
+      if (findings.some((f) => from < f.end && to > f.start)) return
+      findings.push({ kind, start: from, end: to, sensitive: true })
+    }
+    budget.charge(text.length)
+    matchPatterns(text, budget, add)
     for (const re of custom) {
       const matcher = re.matcher(text)
-      while (matcher.find())
+      while (!budget.exhausted && matcher.find()) {
+        budget.charge(matcher.end() - matcher.start() + 32)
         if (matcher.end() > matcher.start()) add('custom', matcher.start(), matcher.end())
+      }
     }
-    if (entropy) {
+    if (entropy && !budget.exhausted) {
+      const open = publicSpans(text)
       CANDIDATE.lastIndex = 0
       for (let m = CANDIDATE.exec(text); m !== null; m = CANDIDATE.exec(text)) {
-        const token = m[0].replace(/^[-_=]+|[-_]+$/g, '')
+        if (!budget.charge(m[0].length + 16)) break
+        // `cursor=eyJ…` in a query string: the value is the token, after its name.
+        const named = /^[A-Za-z_][A-Za-z0-9_.-]{0,40}=(?=[^=])/.exec(m[0])
+        const at = m.index + (named ? named[0].length : 0)
+        const token = m[0].slice(named ? named[0].length : 0).replace(/^[-_=]+|[-_]+$/g, '')
         if (!entropy(token)) continue
-        if (text.slice(Math.max(0, m.index - 7), m.index) === 'base64,') continue
-        const start = m.index + m[0].indexOf(token)
-        add('high-entropy', start, start + token.length)
+        if (text.slice(Math.max(0, at - 7), at) === 'base64,') continue
+        const start = at + m[0].slice(at - m.index).indexOf(token)
+        const end = start + token.length
+        if (open.some(([s, e]) => start >= s && end <= e) || isCursorValue(text, start)) continue
+        // Base64 of text is an encoded structure (a cursor, an id) unless it encodes a key.
+        if (encodesText(token)) {
+          let inner = false
+          matchPatterns(decodeText(token), budget, () => {
+            inner = true
+          })
+          if (inner) add('encoded-secret', start, end)
+          continue
+        }
+        add('high-entropy', start, end)
       }
     }
     return findings.sort((a, b) => a.start - b.start)
-  }
+  })
 }
 
 /** The `secrets` detector. */

@@ -22,12 +22,12 @@ import {
   type ShellRule,
 } from './shell-rules.js'
 import { newReading, SHELL_LIMITS, type ShellBound, type ShellReading } from './shell-syntax.js'
-import type { Detector, Finding } from './types.js'
+import { type Detector, type Finding, SCAN_LIMIT_KIND } from './types.js'
 
 export { isCriticalPath, SHELL_RULES, type ShellRule } from './shell-rules.js'
 
 /** The kind of a finding that says the reader reached a bound (the text was not fully read). */
-export const SHELL_LIMIT_KIND = 'scan-limit'
+export const SHELL_LIMIT_KIND = SCAN_LIMIT_KIND
 
 const ruleList = z
   .array(z.string().min(1).max(1000), {

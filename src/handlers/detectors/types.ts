@@ -42,10 +42,27 @@ export interface Detector<Options = unknown> {
   redacts: boolean
   /**
    * Prepares the scanner once per hook. The scanner never throws on any string; `key` is
-   * the name of the field the text came from (e.g. `command`, `file_path`).
+   * the name of the field the text came from (e.g. `command`, `file_path`); `context` says
+   * where the event happened and the bounds of the scan.
    */
-  prepare(options: Options): (text: string, key?: string) => Finding[]
+  prepare(options: Options): (text: string, key?: string, context?: ScanContext) => Finding[]
 }
+
+/** What a scan knows of the event around the text, and its bounds. */
+export interface ScanContext {
+  /** The folder relative paths are read against (the event's or the tool's `cwd`). */
+  cwd?: string
+  /** The most characters one string may have (default {@link DEFAULT_MAX_SCAN_CHARS}). */
+  maxChars?: number
+  /** Work units the scan may spend (default: linear in the length of the text). */
+  budget?: number
+}
+
+/**
+ * The kind of a finding that says a detector reached one of its bounds (size, work budget,
+ * nesting) or could not read its input: the text was not fully read, so it is not passed.
+ */
+export const SCAN_LIMIT_KIND = 'scan-limit'
 
 /** The largest single string a detector scans (longer ones are a finding of their own). */
 export const DEFAULT_MAX_SCAN_CHARS = 1_000_000
