@@ -2,7 +2,7 @@
 // boundary; relative command paths resolve against the file's folder.
 
 import { readFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { dirname, isAbsolute, resolve } from 'node:path'
 import { RE2JS } from 're2js'
 import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
@@ -301,7 +301,9 @@ export function parseConfig(text: string, baseDir: string, label = 'warden.yaml'
   }
   const userHooks = (parsed.data.hooks ?? []).map((hook) => withBaseDir({ source: label, ...hook }, baseDir))
   // Pack hooks first (each overridden by a user hook of the same name), then the rest.
-  const hooks = expandPacks(parsed.data.packs ?? [], userHooks, label) as unknown as HookDefinition[]
+  const hooks = expandPacks(parsed.data.packs ?? [], userHooks, label).map((hook) =>
+    withSettingsFile(hook as Record<string, unknown>, baseDir),
+  ) as unknown as HookDefinition[]
   const limits = (parsed.data.limits ?? {}) as Partial<Limits>
   return { baseDir, hooks, limits, raw: data as Record<string, unknown>, where }
 }
@@ -334,6 +336,15 @@ function withBaseDir(hook: Record<string, unknown>, baseDir: string): Record<str
     return { ...hook, handler: { baseDir, ...(handler as Record<string, unknown>) } }
   }
   return hook
+}
+
+/** A detector's `claudeSettings` file, relative to the config's folder as command paths are. */
+function withSettingsFile(hook: Record<string, unknown>, baseDir: string): Record<string, unknown> {
+  const handler = hook.handler as Record<string, unknown> | undefined
+  const options = handler?.options as Record<string, unknown> | undefined
+  const file = options?.claudeSettings
+  if (handler?.type !== 'detector' || typeof file !== 'string' || isAbsolute(file)) return hook
+  return { ...hook, handler: { ...handler, options: { ...options, claudeSettings: resolve(baseDir, file) } } }
 }
 
 /**

@@ -195,7 +195,8 @@ describe("Claude Code's settings.json as the lists", () => {
 describe('the worked example of the docs, through the shell-safety pack', () => {
   it('passes what Claude Code would run without asking, and nothing else', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'warden-pack-'))
-    const settings = join(dir, 'settings.json')
+    mkdirSync(join(dir, '.claude'))
+    const settings = join(dir, '.claude', 'settings.json')
     writeFileSync(
       settings,
       JSON.stringify({
@@ -213,7 +214,8 @@ describe('the worked example of the docs, through the shell-safety pack', () => 
       }),
     )
     const config = parseConfig(
-      `packs:\n  - name: shell-safety\n    options: { mode: allow, claudeSettings: ${JSON.stringify(settings)} }\n`,
+      // A relative path is read from the config's folder, not from where Warden runs.
+      'packs:\n  - name: shell-safety\n    options: { mode: allow, claudeSettings: .claude/settings.json }\n',
       dir,
       'warden.yaml',
     )
