@@ -1,11 +1,14 @@
 // Test runner configuration: every test under test/, run in forked processes so that
-// tests which spawn children, open ports or change the environment stay isolated.
+// tests which spawn children, open ports or change the environment stay isolated. Most
+// files wait on child processes, servers and browsers rather than compute, so two files
+// run at once even on two cores (vitest's default there would be one).
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',
+    maxWorkers: 2,
     globalSetup: ['test/setup/postgres.ts', 'test/setup/chromium.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
