@@ -26,7 +26,7 @@ import {
   type NameMatcher,
   scopeCovers,
 } from './match.js'
-import { failureVerdict, type HookRun, type InFlight, runHook } from './run-hook.js'
+import { failOpenError, failureVerdict, type HookRun, type InFlight, runHook } from './run-hook.js'
 import { TurnCap, turnCapRefusal } from './turn-cap.js'
 
 /** A hook ready to run: its spec, executor and compiled matcher / condition. */
@@ -253,13 +253,8 @@ function* chainSteps(
     trace.durationMs = microseconds(lastEnd - hookStart)
     trace.outcome = verdict.type
     if (verdict.reason !== undefined) trace.reason = verdict.reason
-    // A handler's own fail-open (a remote Guardian's onDecisionFailure: proceed) is a failure.
-    if (
-      verdict.type === 'allow' &&
-      trace.error === undefined &&
-      verdict.reasonCode?.[0] === 'decision_failure'
-    )
-      trace.error = { kind: 'error', message: verdict.reason ?? 'decision failure' }
+    const failedOpen = trace.error === undefined ? failOpenError(verdict) : undefined
+    if (failedOpen) trace.error = failedOpen
     if (verdict.explicitAllow === true) trace.explicitAllow = true
     if (verdict.redact) trace.redact = verdict.redact
     result.trace.push(trace)

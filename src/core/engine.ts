@@ -258,9 +258,7 @@ export function createEngine(options: EngineOptions): Engine {
         durationMs: 0,
         blocking,
       }
-      return options.recorder && input.audit !== 'denials'
-        ? record(decision, checkedEvent(name, input))
-        : decision
+      return options.recorder ? recorded(decision, checkedEvent(name, input)) : decision
     }
     const event = checkedEvent(name, input)
     const hooks = view.select(event.context)

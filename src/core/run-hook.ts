@@ -3,7 +3,7 @@
 // onTimeout / onError policy. The timer is only set up when the handler is asynchronous,
 // the abort signal only when the handler reads it.
 
-import type { HookMeta, Verdict } from './decision.js'
+import type { HookMeta, HookTrace, Verdict } from './decision.js'
 import { normalizeVerdict } from './decision.js'
 import { errorMessage } from './errors.js'
 import type { CheckedEvent } from './events.js'
@@ -263,4 +263,13 @@ export function failureVerdict(hook: HookSpec, policy: FailurePolicy, cause: str
   if (policy === 'allow')
     return { type: 'allow', reason: `hook "${hook.name}" failed (${cause}); allowed by its failure policy` }
   return { type: 'deny', reason: `hook "${hook.name}" failed closed: ${cause}` }
+}
+
+/**
+ * The trace error of a handler's own fail-open (a remote Guardian's `onDecisionFailure:
+ * proceed`): an allow whose first reason code is `decision_failure` is a failure let through.
+ */
+export function failOpenError(verdict: Verdict): HookTrace['error'] {
+  if (verdict.type !== 'allow' || verdict.reasonCode?.[0] !== 'decision_failure') return undefined
+  return { kind: 'error', message: verdict.reason ?? 'decision failure' }
 }

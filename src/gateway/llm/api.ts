@@ -162,9 +162,7 @@ export interface StreamChecks {
   call(call: ToolCallView): Promise<CallVerdict>
   /** Checks the result of a tool that ran upstream: its output to send, or why the stream must end. */
   result?(result: ToolResultView): Promise<{ ok: true; output: Json } | { ok: false; error: ApiErrorInfo }>
-  /** Named unknown types the operator lets through (Responses relays read this name). */
-  unknownTypes?: UnknownTypePolicy
-  /** The same policy (Chat and Messages relays read this name). */
+  /** Named unknown types the operator lets through (`llm.allowUnknownTypes`). */
   types?: UnknownTypePolicy
 }
 

@@ -7,7 +7,6 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Dispatcher } from 'undici'
 import { errorMessage, type JsonObject } from '../../core/index.js'
 import { SSE_HEADERS } from '../a2a/index.js'
-import type { UnknownTypePolicy } from '../kit/index.js'
 import { pinnedUrl, type Upstream, UpstreamError } from '../kit/index.js'
 import { type ApiErrorInfo, isObject, type LlmApi } from './api.js'
 import type { CallScope, LlmChecks } from './checks.js'
@@ -26,8 +25,6 @@ export interface CallDeps {
   /** Streams being relayed now. */
   streams: Set<Promise<void>>
   log: (line: string) => void
-  /** Named unknown types the operator lets through (default: none). */
-  unknownTypes?: UnknownTypePolicy
 }
 
 /** Request headers never forwarded (hop-by-hop, recomputed, or Warden's own). */
@@ -135,7 +132,6 @@ export async function handleModelCall(
   scope: CallScope,
   drop: readonly string[],
 ): Promise<void> {
-  if (deps.unknownTypes) scope = { ...scope, unknownTypes: deps.unknownTypes }
   let body: JsonObject
   try {
     const parsed = JSON.parse(raw.toString('utf8')) as unknown
@@ -260,7 +256,6 @@ export async function handleStoredAnswer(
       code: 'unchecked_type',
       message: 'Warden refused the request: a stored answer is checked whole; fetch it without stream=true',
     })
-  const checked = deps.unknownTypes ? { ...scope, unknownTypes: deps.unknownTypes } : scope
   try {
     const answer = await deps.upstream.call({
       url: upstreamUrl(deps.base, target),
@@ -269,7 +264,7 @@ export async function handleStoredAnswer(
     })
     if (answer.status < 200 || answer.status >= 300)
       return passThrough(res, answer.status, answer.headers, answer.text)
-    await answerWhole(deps, api, res, checked, answer)
+    await answerWhole(deps, api, res, scope, answer)
   } catch (error) {
     const failure = upstreamError(error)
     deps.log(`${api.label}: ${failure.message}`)

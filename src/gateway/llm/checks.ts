@@ -41,8 +41,6 @@ export type Checked = { ok: true; body: JsonObject; changed: boolean } | { ok: f
 export interface CallScope {
   context: EventContext
   onCallerGone?: OnCallerGone
-  /** Named unknown types the operator lets through (default: the gateway's setting). */
-  unknownTypes?: UnknownTypePolicy
 }
 
 const textNeeded: ModifyCheck = (payload) =>
@@ -81,7 +79,7 @@ export class LlmChecks {
 
   /** Checks a request before it leaves. */
   async request(api: LlmApi, body: JsonObject, scope: CallScope): Promise<Checked> {
-    const view = api.readRequest(body, this.policy(scope))
+    const view = api.readRequest(body, this.types)
     if (view.refusal) return { ok: false, error: view.refusal }
     for (const call of view.approvals ?? []) {
       const verdict = await this.call(call, scope)
@@ -157,7 +155,7 @@ export class LlmChecks {
 
   /** Checks a whole (non-streamed) answer, then reports it as `model.post`. */
   async answer(api: LlmApi, body: JsonObject, scope: CallScope): Promise<Checked> {
-    const view = api.readAnswer(body, this.policy(scope))
+    const view = api.readAnswer(body, this.types)
     if (view.refusal) return { ok: false, error: view.refusal }
     const verdicts: AnswerVerdicts = { texts: new Map(), calls: new Map(), results: new Map() }
     let changed = false
@@ -248,18 +246,9 @@ export class LlmChecks {
       call: (call) => this.call(call, scope),
       result: (result) => this.result(result, scope),
     }
-    const types = this.policy(scope)
-    if (types) {
-      checks.unknownTypes = types
-      checks.types = types
-    }
+    if (this.types) checks.types = this.types
     if (this.pacing.maxTextChars !== undefined) checks.maxChars = this.pacing.maxTextChars
     return checks
-  }
-
-  /** The let-through policy of a call: the call's own, else the gateway's. */
-  private policy(scope: CallScope): UnknownTypePolicy | undefined {
-    return scope.unknownTypes ?? this.types
   }
 
   /**

@@ -39,7 +39,7 @@ import { RESPONSES_STREAM_EVENTS } from './responses-tables.js'
 import { TextGuard } from './text-guard.js'
 
 type ApplyAnswer = (body: JsonObject, verdicts: AnswerVerdicts) => JsonObject
-type ReadAnswer = (body: JsonObject, types?: StreamChecks['unknownTypes']) => AnswerView
+type ReadAnswer = (body: JsonObject, types?: StreamChecks['types']) => AnswerView
 /** What the relay needs of the Responses module (kept apart to avoid an import cycle). */
 export interface ResponsesShape {
   readAnswer: ReadAnswer
@@ -49,7 +49,7 @@ export interface ResponsesShape {
   outputRefusal(
     place: 'output' | 'output-content',
     type: unknown,
-    types?: StreamChecks['unknownTypes'],
+    types?: StreamChecks['types'],
   ): string | undefined
 }
 
@@ -100,7 +100,7 @@ export class ResponsesRelay implements StreamRelay {
     }
     if (!isObject(data)) return garbage('a streamed event that is not a JSON object')
     const type = String(data.type)
-    const verdict = classifyItem(RESPONSES_STREAM_EVENTS, data.type, this.checks.unknownTypes)
+    const verdict = classifyItem(RESPONSES_STREAM_EVENTS, data.type, this.checks.types)
     if (verdict.kind === 'refused') return refusedStep(`Warden ended the answer: ${verdict.reason}`)
     if (verdict.kind === 'let-through') return [raw]
     const at = typeof data.output_index === 'number' ? data.output_index : -1
@@ -147,7 +147,7 @@ export class ResponsesRelay implements StreamRelay {
 
   private itemAdded(data: JsonObject, raw: string): RelayStep {
     const item = isObject(data.item) ? data.item : {}
-    const bad = this.shape.outputRefusal('output', item.type, this.checks.unknownTypes)
+    const bad = this.shape.outputRefusal('output', item.type, this.checks.types)
     if (bad) return refusedStep(bad.replace('refused the answer', 'ended the answer'))
     const type = String(item.type)
     const at = Number(data.output_index)
@@ -204,7 +204,7 @@ export class ResponsesRelay implements StreamRelay {
       if (owner === 'reasoning' && !this.checks.checkText) return [raw]
       return garbage(`a content part for an item that is not a message (${owner ?? 'none announced'})`)
     }
-    const bad = this.shape.outputRefusal('output-content', part.type, this.checks.unknownTypes)
+    const bad = this.shape.outputRefusal('output-content', part.type, this.checks.types)
     if (bad) return refusedStep(bad.replace('refused the answer', 'ended the answer'))
     this.guardOf(data).type = part.type
     return this.checks.checkText ? [partFrame('response.content_part.added', data, '')] : [raw]
@@ -267,7 +267,7 @@ export class ResponsesRelay implements StreamRelay {
     data: JsonObject,
     held: string[],
   ): Promise<RelayStep> {
-    const view = this.shape.readAnswer({ output: [item] }, this.checks.unknownTypes)
+    const view = this.shape.readAnswer({ output: [item] }, this.checks.types)
     const result = view.results?.[0]
     if (!result || !this.checks.result) return garbage(`a ${String(item.type)} item Warden cannot read`)
     const checked = await this.checks.result(result)
@@ -287,7 +287,7 @@ export class ResponsesRelay implements StreamRelay {
   }
 
   private async reasoningDone(at: number, item: JsonObject, data: JsonObject): Promise<RelayStep> {
-    const view = this.shape.readAnswer({ output: [item] }, this.checks.unknownTypes)
+    const view = this.shape.readAnswer({ output: [item] }, this.checks.types)
     const texts = new Map<string, string>()
     for (const { key, text } of view.texts) {
       const checked = await this.checks.text(text)
@@ -308,7 +308,7 @@ export class ResponsesRelay implements StreamRelay {
   private async completed(type: string, data: JsonObject): Promise<RelayStep> {
     if (!isObject(data.response)) return garbage(`a ${type} event without its response`)
     const response = structuredClone(data.response)
-    const view = this.shape.readAnswer(response, this.checks.unknownTypes)
+    const view = this.shape.readAnswer(response, this.checks.types)
     if (view.refusal)
       return {
         error: {

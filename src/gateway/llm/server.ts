@@ -86,7 +86,6 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
     log,
   }
   if (options.apiKey !== undefined) deps.apiKey = options.apiKey
-  if (options.unknownTypes !== undefined) deps.unknownTypes = options.unknownTypes
   const authenticate = options.authenticate
   const authenticateRequest = authenticate
     ? (req: IncomingMessage) => authenticate(wardenToken(req).token)
