@@ -1,6 +1,7 @@
 // What loom meters on `model.post`, from whatever the agent SDK reports: the stop reason,
-// tokens (input, output, total), cost and the number of tool calls. Fields the SDK does not
-// report are left out, never guessed.
+// tokens (input, output, total), cost and the number of tool calls; and what `error` carries
+// of a failed model call (message, code). Fields the SDK does not report are left out,
+// never guessed.
 
 import type { JsonObject } from '../core/index.js'
 
@@ -31,24 +32,50 @@ export function meteringFields(metering: ModelMetering | undefined): JsonObject 
   return out
 }
 
-/** The metering an AI SDK result reports (`finishReason`, `usage`, tool-call parts). */
+/**
+ * The metering an AI SDK result or stream `finish` part reports: `finishReason` (a string,
+ * or the v3 `{unified, raw}` object: the raw reason when given, else the unified one),
+ * `usage` (flat counts, or the v3 `{inputTokens: {total}, outputTokens: {total}}`) and the
+ * number of tool calls.
+ */
 export function aiSdkMetering(
   result: { finishReason?: unknown; usage?: unknown },
   toolCalls: number,
 ): ModelMetering {
   const metering: ModelMetering = { toolCalls }
-  if (typeof result.finishReason === 'string') metering.stopReason = result.finishReason
+  const reason = result.finishReason as { unified?: unknown; raw?: unknown } | string | undefined
+  if (typeof reason === 'string') metering.stopReason = reason
+  else if (typeof reason?.raw === 'string' && reason.raw !== '') metering.stopReason = reason.raw
+  else if (typeof reason?.unified === 'string') metering.stopReason = reason.unified
   const usage = result.usage as Record<string, unknown> | undefined
   if (usage && typeof usage === 'object') {
-    const input = usage.inputTokens ?? usage.promptTokens
-    const output = usage.outputTokens ?? usage.completionTokens
-    if (isCount(input)) metering.inputTokens = input
-    if (isCount(output)) metering.outputTokens = output
-    if (isCount(usage.totalTokens)) metering.totalTokens = usage.totalTokens
+    const input = count(usage.inputTokens) ?? count(usage.promptTokens)
+    const output = count(usage.outputTokens) ?? count(usage.completionTokens)
+    if (input !== undefined) metering.inputTokens = input
+    if (output !== undefined) metering.outputTokens = output
+    const total =
+      count(usage.totalTokens) ?? (input !== undefined && output !== undefined ? input + output : undefined)
+    if (total !== undefined) metering.totalTokens = total
   }
   return metering
 }
 
+/** A token count: a number, or the v3 `{ total }`. */
+function count(value: unknown): number | undefined {
+  if (isCount(value)) return value
+  const total = (value as { total?: unknown } | null)?.total
+  return typeof value === 'object' && isCount(total) ? total : undefined
+}
+
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0
+}
+
+/** The `error` event's payload of what a model call threw or streamed: its message and code. */
+export function errorPayload(error: unknown): JsonObject {
+  const message =
+    error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error ?? null)
+  const code =
+    (error as { code?: unknown; name?: unknown } | null)?.code ?? (error as { name?: unknown } | null)?.name
+  return { message: message.slice(0, 2000), ...(typeof code === 'string' && code !== '' ? { code } : {}) }
 }

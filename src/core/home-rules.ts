@@ -31,8 +31,8 @@ export function homeBlocking(system: HomeSystem, event: string): boolean | undef
   return HOME_RULES[system][event]
 }
 
-/** The home rule a `dialect: 'loom'` fn hook keeps on a canonical event. */
-export function loomFnBlocking(event: EventName): boolean | undefined {
+/** The home rule a hook whose handler has `dialect: 'loom'` (fn or command) keeps on a canonical event. */
+export function loomDialectBlocking(event: EventName): boolean | undefined {
   return HOME_RULES.loom[event]
 }
 
@@ -45,11 +45,29 @@ export function observedVerdict(verdict: Verdict, event: EventName): Verdict {
   const said = verdict.reason ? `: ${verdict.reason}` : ''
   const observed: Verdict = {
     type: 'allow',
-    reason: `${event} only observes for this hook (its home system's rule); it answered ${verdict.type}${said}`,
+    reason: `${event} ${OBSERVED_MARK} ${verdict.type}${said}`,
   }
   if (verdict.additionalContext) observed.additionalContext = verdict.additionalContext
   if (verdict.redact) observed.redact = verdict.redact
   return observed
+}
+
+const OBSERVED_MARK = "only observes for this hook (its home system's rule); it answered"
+
+/**
+ * What an observing hook answered, read back from the reason {@link observedVerdict} gave
+ * its trace entry: the deny or ask and its reason, or undefined for any other reason.
+ */
+export function observedAnswer(
+  event: string,
+  reason: string | undefined,
+): { type: 'deny' | 'ask'; reason: string } | undefined {
+  const head = `${event} ${OBSERVED_MARK} `
+  if (!reason?.startsWith(head)) return undefined
+  const rest = reason.slice(head.length)
+  const type = rest.startsWith('deny') ? 'deny' : rest.startsWith('ask') ? 'ask' : undefined
+  if (!type) return undefined
+  return { type, reason: rest.slice(type.length).replace(/^: /, '') }
 }
 
 /** Whether a selected hook blocks at home on an event that does not: its caller must wait. */

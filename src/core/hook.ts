@@ -6,7 +6,7 @@ import { type EventName, lookupEventName, suggestEventNames } from './catalog.js
 import type { HookMeta, PolicyRef, Verdict } from './decision.js'
 import { WardenError } from './errors.js'
 import type { CheckedEvent } from './events.js'
-import { loomFnBlocking } from './home-rules.js'
+import { loomDialectBlocking } from './home-rules.js'
 
 /** The policy applied when a hook times out or fails. */
 export type FailurePolicy = 'deny' | 'allow'
@@ -304,14 +304,14 @@ export function parseHookDefinition(input: unknown): HookSpec {
   if (def.description?.trim()) spec.description = def.description.trim()
   if (def.maxInvocationsPerTurn !== undefined) spec.maxInvocationsPerTurn = def.maxInvocationsPerTurn
   if (def.breakerCountsBlocks) spec.breakerCountsBlocks = true
-  const blocks = def.blocks ?? loomFnRule(spec)
+  const blocks = def.blocks ?? loomDialectRule(spec)
   if (blocks !== undefined) spec.blocks = blocks
   if (def.mode === 'shadow') spec.mode = 'shadow'
   return spec
 }
 
-/** A `dialect: 'loom'` fn hook keeps loom's blocking rule on its event. */
-function loomFnRule(spec: HookSpec): boolean | undefined {
+/** A hook whose handler speaks loom (`dialect: 'loom'`, fn or command) keeps loom's blocking rule on its event. */
+function loomDialectRule(spec: HookSpec): boolean | undefined {
   const handler = spec.handler as { type: string; dialect?: unknown }
-  return handler.type === 'fn' && handler.dialect === 'loom' ? loomFnBlocking(spec.event) : undefined
+  return handler.dialect === 'loom' ? loomDialectBlocking(spec.event) : undefined
 }

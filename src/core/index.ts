@@ -76,7 +76,7 @@ export type {
   WardenEvent,
 } from './events.js'
 export { checkEventShape, subjectOf, toolOf } from './events.js'
-export { type HomeSystem, homeBlocking } from './home-rules.js'
+export { type HomeSystem, homeBlocking, observedAnswer } from './home-rules.js'
 export type {
   FailurePolicy,
   HandlerConfig,

@@ -1,7 +1,8 @@
 // The `command` handler: runs a program per event with the Claude Code hook contract.
 // No shell unless asked for; the environment emptied but for PATH, HOME and an allowlist;
 // the event as JSON on stdin; exit 0 = allow unless stdout JSON says otherwise, exit 2 =
-// deny with stderr as the reason, anything else = error. A timeout or abort kills the
+// deny with stderr as the reason, anything else = error. With `dialect: loom` the program
+// reads loom's context on stdin and is read as loom reads it. A timeout or abort kills the
 // whole process group; stdout and stderr are capped without stalling the child.
 
 import { spawn } from 'node:child_process'
@@ -18,6 +19,7 @@ import {
   WardenError,
 } from '../core/index.js'
 import { fromLoom } from './fn.js'
+import { loomWireContext } from './loom-context.js'
 
 /** Bytes kept of each of stdout and stderr. */
 export const OUTPUT_CAP_BYTES = 1024 * 1024
@@ -43,6 +45,8 @@ const configSchema = z
     baseDir: z.string().optional(),
     /** `loom`: read the process as loom does (any non-zero exit blocks, `output` is shown to the model). */
     dialect: z.enum(['warden', 'loom'], { error: 'must be "warden" or "loom"' }).optional(),
+    /** `false`: the program may not rewrite the event (a modify is dropped, as loom does for profiles). */
+    rewrite: z.boolean({ error: 'must be true or false' }).optional(),
   })
   .strict()
 
@@ -305,8 +309,9 @@ export const commandHandler: HandlerFactory = {
     }
     const cwd = c.cwd ? (c.baseDir ? resolve(c.baseDir, c.cwd) : c.cwd) : c.baseDir
     const env = hookEnvironment(c.env)
+    const stdinOf = c.dialect === 'loom' ? loomWireContext : toClaudeInput
     return async (call) => {
-      const input = JSON.stringify(toClaudeInput(call.event))
+      const input = JSON.stringify(stdinOf(call.event))
       const result = await runProcess(file, args, {
         input,
         env,
@@ -324,7 +329,24 @@ export const commandHandler: HandlerFactory = {
         ...(result.code !== null ? { exitCode: result.code } : {}),
       })
       if (result.stderr.trim() && result.code === 0) call.log(`stderr: ${result.stderr.trim().slice(0, 500)}`)
-      return interpretProcess(result, call, c.dialect)
+      const verdict = interpretProcess(result, call, c.dialect)
+      return c.rewrite === false ? withoutRewrite(verdict, call) : verdict
     }
   },
+}
+
+/**
+ * A hook that may not rewrite (loom's rule for profile `command` actions): a modify is
+ * dropped — recorded in the trace, the action goes ahead unchanged — and its context kept.
+ */
+function withoutRewrite(verdict: unknown, call: HookCall): unknown {
+  const answer = verdict as { type?: unknown; additionalContext?: unknown; reason?: unknown }
+  if (answer?.type !== 'modify') return verdict
+  const note = `hook "${call.hook.name}" may not rewrite the ${call.event.event} payload (profile command actions observe, guard and ask; they never rewrite): the rewrite was dropped`
+  call.log(note)
+  return {
+    type: 'allow',
+    reason: note,
+    ...(Array.isArray(answer.additionalContext) ? { additionalContext: answer.additionalContext } : {}),
+  }
 }

@@ -3,23 +3,47 @@
 // Functions written for loom also work: their answers `{continue: false, reason}`,
 // `{continue: true}` and `{output}` are read as loom reads them, and with `dialect: 'loom'`
 // the function receives loom's context (`ctx.event` is the event name, `ctx.toolInput`,
-// `ctx.sessionId`, ...).
+// `ctx.sessionId`, `ctx.stopReason`, `ctx.reason`, ... as loom documents them).
 
 import { type HandlerFactory, type HookCall, type JsonObject, WardenError } from '../core/index.js'
+import { loomWireContext } from './loom-context.js'
 
 /** The function an `fn` hook runs. */
 export type HookFunction = (call: HookCall) => unknown
 
 /** What a `dialect: 'loom'` function receives: loom's hook context. */
 export interface LoomHookContext {
-  /** The event name (`tool.pre`, `session.start`, ...). */
+  /** The event name as loom spells it (`tool.pre`, `session.start`, `user.prompt.submit`, ...). */
   event: string
   hookName: string
+  turnIndex: number
   sessionId?: string
   turnId?: string
   toolName?: string
   toolInput?: unknown
   toolOutput?: unknown
+  /** tool.post: the tool's result as text, and whether it failed. */
+  result?: string
+  isError?: boolean
+  /** model.pre / model.post / session.start: the model. */
+  model?: string
+  /** model.pre: the conversation's length. */
+  messageCount?: number
+  /** model.post: what loom meters, each only when reported. */
+  stopReason?: string
+  inputTokens?: number
+  outputTokens?: number
+  totalTokens?: number
+  costUsd?: number
+  toolCallCount?: number
+  /** user.prompt.submit: the prompt. */
+  prompt?: string
+  /** session.end: why the session ended (`end_turn`, `aborted`, `max_turns`, `error`, ...). */
+  reason?: string
+  /** error: the machine code and message, also as `error: {code, message}`. */
+  code?: string
+  message?: string
+  error?: { code: string; message: string }
   /** The event's payload, as modified by earlier hooks. */
   payload: JsonObject
   context: HookCall['event']['context']
@@ -55,19 +79,15 @@ export const fnHandler: HandlerFactory = {
 export function loomContext(call: HookCall): LoomHookContext {
   const { event, hook } = call
   const tool = asObject(event.payload.tool)
-  const ctx: LoomHookContext = {
-    event: event.event,
+  const ctx = {
+    ...loomWireContext(event),
     hookName: hook.name,
     payload: event.payload,
     context: event.context,
     signal: call.signal,
-    log: (line) => call.log(line),
-  }
-  const sessionId = event.context.session?.id
-  if (typeof sessionId === 'string') ctx.sessionId = sessionId
-  if (typeof event.context.turnId === 'string') ctx.turnId = event.context.turnId
+    log: (line: string) => call.log(line),
+  } as unknown as LoomHookContext
   if (tool) {
-    if (typeof tool.name === 'string') ctx.toolName = tool.name
     ctx.toolInput = tool.input
     if (tool.output !== undefined) ctx.toolOutput = tool.output
   }

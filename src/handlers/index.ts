@@ -52,6 +52,7 @@ export type { GuardianCodec, GuardianHandlerOptions, RemoteGuardian } from './gu
 export { guardianHandler, guardiansHandler, mergeModifications } from './guardian.js'
 export type { HttpConfig, HttpHandlerOptions } from './http.js'
 export { createHttpHandler, HTTP_RETRY_DELAY_MS, interpretResponse, redactSecrets } from './http.js'
+export { loomEventName, loomWireContext } from './loom-context.js'
 export type { PromptConfig, PromptHandlerOptions } from './prompt.js'
 export { createPromptHandler, JUDGE_MAX_INPUT_BYTES, toVerdict } from './prompt.js'
 export type { JudgeAnswer, JudgedCall, JudgeEndpoint } from './prompt-judge.js'

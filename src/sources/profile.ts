@@ -1,7 +1,9 @@
 // loom `agent.json` profiles as a hook source: each bucket of `hooks` (onStart, onToolCall,
 // onToolEnd, onModelCall, onModelEnd, onComplete, onError) maps to a Warden event, and each
 // action in it (log, webhook, save_json, approve, command) becomes one hook. Command actions
-// are refused unless the operator opts in with WARDEN_ALLOW_COMMAND_HOOKS=1.
+// are refused unless the operator opts in with WARDEN_ALLOW_COMMAND_HOOKS=1; they speak loom
+// (its context on stdin, any non-zero exit blocks, tool.post and model.pre only observe) and
+// may never rewrite what a tool is about to do, as loom rules for profiles.
 
 import { readFile } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
@@ -232,6 +234,8 @@ function commandHook(
     shell: true,
     baseDir: place.baseDir,
     cwd: place.baseDir,
+    dialect: 'loom',
+    rewrite: false,
   }
   return definition
 }

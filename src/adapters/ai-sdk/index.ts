@@ -19,7 +19,7 @@ import {
   toJson,
   WardenDeniedError,
 } from '../decisions.js'
-import { aiSdkMetering, meteringFields } from '../metering.js'
+import { aiSdkMetering, errorPayload, meteringFields } from '../metering.js'
 
 /** Options of {@link wardenMiddleware} and {@link guardTools}. */
 export interface AiSdkAdapterOptions extends BackendOptions {
@@ -75,6 +75,12 @@ export function wardenMiddleware(
     return input ? { input: JSON.stringify(input) } : {}
   }
 
+  /** A model call that failed fires `error` (observed, never awaited) and fails as it did. */
+  const reportError = (error: unknown): never => {
+    void dispatch('error', { error: errorPayload(error) })
+    throw error
+  }
+
   return {
     specificationVersion: 'v3',
     async transformParams({ params }) {
@@ -115,7 +121,7 @@ export function wardenMiddleware(
     },
 
     async wrapGenerate({ doGenerate }) {
-      const result = await doGenerate()
+      const result = await doGenerate().then(undefined, reportError)
       const content: Content[] = []
       let text = ''
       for (const part of result.content) {
@@ -152,7 +158,7 @@ export function wardenMiddleware(
     },
 
     async wrapStream({ doStream }) {
-      const { stream, ...rest } = await doStream()
+      const { stream, ...rest } = await doStream().then(undefined, reportError)
       return { ...rest, stream: guardStream(stream, dispatch, checkToolCall, every, holdBack) }
     },
   }
@@ -292,8 +298,15 @@ function guardStream(
         return endText(part)
       case 'tool-call':
         return checkCall(part)
-      case 'finish':
-        void dispatch('model.post', { model: { response: emitted } })
+      case 'finish': {
+        const calls = emitted.filter((p) => p.type === 'tool-call').length
+        void dispatch('model.post', {
+          model: { response: emitted, ...meteringFields(aiSdkMetering(part, calls)) },
+        })
+        break
+      }
+      case 'error':
+        void dispatch('error', { error: errorPayload(part.error) })
     }
     emit(part)
     return undefined

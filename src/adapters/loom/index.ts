@@ -1,217 +1,54 @@
-// A loom-style embedding for any agent loop: a `HookRuntime`-like facade (`register(event,
-// spec)`, `run(event, ctx)` that never throws), the reminder channel (outcomes rendered as
-// `<system-reminder>` text the host adds to its next model call) and tool interceptors
-// (before / after, with input and result rewrite) for hosts that embed Warden in code.
+// loom under loom's names, over Warden's engine: `HookRegistry`, `HookRuntime`,
+// `ReminderInjector` and `Session` with loom's methods and rules, the one-object
+// `createLoomRuntime` facade with tool interceptors, and approvals answered from the chat
+// channel that was told.
 
-import {
-  type Decision,
-  type Engine,
-  type EventContext,
-  type HookDefinition,
-  type Json,
-  type JsonObject,
-  lookupEventName,
-} from '../../core/index.js'
-import type { LoomHookContext } from '../../handlers/index.js'
-import { type CreateEngineOptions, createEngine } from '../../index.js'
-import { failClosed, type WardenBackend } from '../backend.js'
-import {
-  asInput,
-  modifiedText,
-  modifiedToolInput,
-  modifiedToolOutput,
-  systemReminder,
-  toJson,
-} from '../decisions.js'
-import { type ModelMetering, meteringFields } from '../metering.js'
-
-/** What a loom hook function receives: the `fn` handler's loom dialect. */
-export type { LoomHookContext }
-
-/** What a loom hook function may return: loom's `{continue, reason, output}` or a Warden decision. */
-export type LoomHookResult =
-  | { continue?: boolean; reason?: string; output?: unknown; additionalContext?: string | string[] }
-  | Record<string, unknown>
-  | undefined
-
-/** A hook as {@link LoomRuntime.register} takes it: a function, or a spec. */
-export type LoomHookSpec =
-  | ((ctx: LoomHookContext) => unknown)
-  | (Omit<HookDefinition, 'event' | 'handler' | 'name'> & {
-      name?: string
-      /** A loom-style function: receives loom's context, returns a {@link LoomHookResult}, a Warden decision or nothing. */
-      fn?: (ctx: LoomHookContext) => unknown
-      /** Any Warden handler instead (command, http, script, ...). */
-      handler?: HookDefinition['handler']
-    })
-
-/** What the host passes to {@link LoomRuntime.run}: loom's context fields. */
-export interface LoomRunContext {
-  sessionId?: string
-  turnId?: string
-  toolName?: string
-  toolInput?: unknown
-  toolOutput?: unknown
-  /** The prompt (user.message) or answer (agent.response) text. */
-  text?: string
-  /** model.post: the model's answer. */
-  response?: unknown
-  /** model.post: what loom meters, as far as the SDK reports it (stop reason, tokens, cost, tool calls). */
-  metering?: ModelMetering
-  /** A full payload, for events without the fields above. */
-  payload?: JsonObject
-  context?: EventContext
-}
-
-/** The outcome of one run: never an exception. */
-export interface LoomOutcome {
-  /** True when a hook blocked (deny). */
-  blocked: boolean
-  reason: string
-  /** Tool input, output or message text after a modify. */
-  input?: JsonObject
-  output?: Json
-  text?: string
-  additionalContext: string[]
-  /** The outcome as a `<system-reminder>` block ('' when nothing to say). */
-  reminder: string
-  decision: Decision
-}
-
-/** The result of a tool run through {@link LoomRuntime.runTool}. */
-export type ToolRun<T> =
-  | { status: 'ok'; output: T | Json; input: JsonObject }
-  | { status: 'blocked'; reason: string; stage: 'before' | 'after' }
-
-/** The runtime. */
-export interface LoomRuntime {
-  /** The engine hooks are registered in. */
-  readonly engine: Engine
-  /** Registers a hook for an event (canonical name or loom alias); returns its id. */
-  register(event: string, spec: LoomHookSpec): string
-  /** Runs the hooks of an event. Never throws: a failure is a blocked outcome with the cause. */
-  run(event: string, ctx?: LoomRunContext): Promise<LoomOutcome>
-  /** Runs a tool between tool.pre and tool.post: input and result may be rewritten, or the call blocked. */
-  runTool<T>(
-    name: string,
-    input: unknown,
-    execute: (input: JsonObject) => T | Promise<T>,
-    ctx?: LoomRunContext,
-  ): Promise<ToolRun<T>>
-  /** Wraps a tool function so every call goes through {@link runTool}. */
-  interceptor<T>(
-    name: string,
-    execute: (input: JsonObject) => T | Promise<T>,
-  ): (input: unknown) => Promise<ToolRun<T>>
-  /** The reminders gathered since the last call, as one text for the next model call ('' when none). */
-  takeReminders(): string
-}
-
-let anonymous = 0
-
-/**
- * Creates the runtime. Hooks run in registration order (as loom runs them) unless
- * `order` says otherwise.
- */
-export function createLoomRuntime(options: CreateEngineOptions & { engine?: Engine } = {}): LoomRuntime {
-  const { engine: given, ...engineOptions } = options
-  const engine = given ?? createEngine({ order: 'registration', ...engineOptions })
-  const backend: WardenBackend = failClosed(engine)
-  const pending: string[] = []
-
-  function note(reminder: string): void {
-    if (reminder) pending.push(reminder)
-  }
-
-  async function run(event: string, ctx: LoomRunContext = {}): Promise<LoomOutcome> {
-    const name = lookupEventName(event) ?? event
-    const context: EventContext = { ...ctx.context }
-    if (ctx.sessionId) context.session = { ...context.session, id: ctx.sessionId }
-    if (ctx.turnId) context.turnId = ctx.turnId
-    const decision = await backend.dispatch({
-      event: name,
-      payload: payloadOf(name, ctx),
-      context,
-      wait: true,
-    })
-    const outcome: LoomOutcome = {
-      blocked: decision.decision === 'deny',
-      reason: decision.reason,
-      additionalContext: decision.additionalContext,
-      reminder: systemReminder(decision),
-      decision,
-    }
-    const input = modifiedToolInput(decision)
-    if (input) outcome.input = input
-    const output = modifiedToolOutput(decision)
-    if (output) outcome.output = output.output
-    const text = modifiedText(decision)
-    if (text !== undefined) outcome.text = text
-    note(outcome.reminder)
-    return outcome
-  }
-
-  async function runTool<T>(
-    name: string,
-    input: unknown,
-    execute: (input: JsonObject) => T | Promise<T>,
-    ctx: LoomRunContext = {},
-  ): Promise<ToolRun<T>> {
-    const before = await run('tool.pre', { ...ctx, toolName: name, toolInput: input })
-    if (before.blocked) return { status: 'blocked', reason: before.reason, stage: 'before' }
-    const effective = before.input ?? asInput(input)
-    let result: T
-    try {
-      result = await execute(effective)
-    } catch (error) {
-      await run('tool.post', {
-        ...ctx,
-        toolName: name,
-        toolInput: effective,
-        payload: { tool: { name, input: effective, output: String(error), isError: true } },
-      })
-      throw error
-    }
-    const after = await run('tool.post', { ...ctx, toolName: name, toolInput: effective, toolOutput: result })
-    if (after.blocked) return { status: 'blocked', reason: after.reason, stage: 'after' }
-    return { status: 'ok', output: after.output !== undefined ? after.output : result, input: effective }
-  }
-
-  return {
-    engine,
-    register(event, spec) {
-      const base = typeof spec === 'function' ? { fn: spec } : spec
-      const { fn, handler, name, ...rest } = base as Exclude<LoomHookSpec, (...args: never[]) => unknown>
-      const definition: HookDefinition = {
-        ...rest,
-        name: name ?? `${event}-hook-${++anonymous}`,
-        event,
-        handler: handler ?? { type: 'fn', fn, dialect: 'loom' },
-      }
-      return engine.register(definition).id
-    },
-    run,
-    runTool,
-    interceptor: (name, execute) => (input) => runTool(name, input, execute),
-    takeReminders() {
-      const text = pending.join('\n')
-      pending.length = 0
-      return text
-    },
-  }
-}
-
-/** The payload of an event from loom's context fields. */
-function payloadOf(event: string, ctx: LoomRunContext): JsonObject {
-  if (ctx.payload) return ctx.payload
-  if (event === 'tool.pre' || event === 'tool.post') {
-    const tool: JsonObject = { name: ctx.toolName ?? '', input: asInput(ctx.toolInput) }
-    if (event === 'tool.post') tool.output = toJson(ctx.toolOutput)
-    return { tool }
-  }
-  if (event === 'user.message') return { message: { role: 'user', text: ctx.text ?? '' } }
-  if (event === 'agent.response') return { message: { role: 'agent', text: ctx.text ?? '' } }
-  if (event === 'model.post')
-    return { model: { response: toJson(ctx.response ?? ctx.text ?? null), ...meteringFields(ctx.metering) } }
-  return {}
-}
+export type { ChatApprovals, ChatChannel } from './chat-approvals.js'
+export { createChatApprovals } from './chat-approvals.js'
+export type {
+  HookContext,
+  HookEvent,
+  HookRegistryOptions,
+  HookResult,
+  HookRunResult,
+  HookRuntimeOptions,
+  HookSpec,
+} from './hooks.js'
+export { HookRegistry, HookRuntime } from './hooks.js'
+export type { LoomFields } from './payload.js'
+export type {
+  ReminderEvent,
+  ReminderEventType,
+  ReminderInjectorOptions,
+  ReminderRenderContext,
+  ReminderTemplate,
+} from './reminders.js'
+export {
+  createDefaultRegistry,
+  defaultTemplates,
+  defineTemplate,
+  ReminderInjector,
+  ReminderRegistry,
+} from './reminders.js'
+export type {
+  LoomHookContext,
+  LoomHookResult,
+  LoomHookSpec,
+  LoomOutcome,
+  LoomRunContext,
+  LoomRuntime,
+  ToolRun,
+} from './runtime.js'
+export { createLoomRuntime } from './runtime.js'
+export type {
+  Provider,
+  ProviderRequest,
+  ProviderResponse,
+  SessionMessage,
+  SessionOptions,
+  SessionResult,
+  SessionTool,
+  ToolCallRequest,
+} from './session.js'
+export { Session } from './session.js'
+export type { LoomCommandSpec, LoomFnSpec, LoomSpec } from './specs.js'
