@@ -222,20 +222,21 @@ export function interpretProcess(
   const stderr = result.stderr.trim()
   if (result.signal)
     throw new Error(`the command was killed by ${result.signal}${stderr ? `: ${stderr.slice(0, 500)}` : ''}`)
-  if (
-    result.code === 2 ||
-    (dialect === 'loom' && result.code !== 0 && !result.stdout.trim().startsWith('{'))
-  ) {
-    return {
-      type: 'deny',
-      reason: stderr.slice(0, 2000) || `the command exited with code ${result.code}`,
-    }
+  const stdout = result.stdout.trim()
+  if (result.code === 2 || (dialect === 'loom' && result.code !== 0 && !stdout.startsWith('{'))) {
+    const reason = stderr.slice(0, 2000) || `the command exited with code ${result.code}`
+    if (dialect === 'loom' && stdout)
+      return fromLoom({ continue: false, reason, output: stdout.slice(0, 2000) }, call)
+    return { type: 'deny', reason }
   }
   if (result.code !== 0 && dialect !== 'loom') {
     throw new Error(`the command exited with code ${result.code}${stderr ? `: ${stderr.slice(0, 500)}` : ''}`)
   }
-  const stdout = result.stdout.trim()
-  if (!stdout.startsWith('{')) return { type: 'allow' }
+  if (!stdout.startsWith('{')) {
+    // loom shows a command's plain stdout to the model as its output.
+    if (dialect === 'loom' && stdout) return fromLoom({ continue: true, output: stdout.slice(0, 2000) }, call)
+    return { type: 'allow' }
+  }
   if (result.stdoutTruncated) throw new Error(`the command's JSON output exceeded ${OUTPUT_CAP_BYTES} bytes`)
   let parsed: unknown
   try {

@@ -159,7 +159,13 @@ describe('loom: answers and blocking rules', () => {
       [],
       'read-only',
     ],
-    ['plain stdout with exit 0 allows', command('tool.pre', 'echo fine'), tool('tool.pre'), 'allow', []],
+    [
+      'plain stdout with exit 0 allows, the stdout shown to the model as output',
+      command('tool.pre', 'echo fine'),
+      tool('tool.pre'),
+      'allow',
+      ['hook loom-cmd output: fine'],
+    ],
   ]
   for (const [label, hook, input, expected, context, reason] of commandRows) {
     it(`command hook: ${label}`, async () => {
