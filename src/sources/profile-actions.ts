@@ -17,6 +17,7 @@ import {
   toolOf,
   WardenError,
 } from '../core/index.js'
+import { loomWireContext } from '../handlers/index.js'
 import { createOutboundClient, type OutboundClient, type OutboundClientOptions } from '../net/index.js'
 import { appendConfined, isApiSource, relativePathProblem, tenantDataDir } from './data-dir.js'
 
@@ -131,6 +132,22 @@ export function summaryLine(profile: string, level: string, call: HookCall): str
   return parts.join(' ')
 }
 
+/**
+ * What `webhook` posts and `save_json` appends, in loom's shape (`v`, `ts`, `profile`,
+ * `event`, and loom's hook `context`), with Warden's `payload` and `eventContext` beside it.
+ */
+function loomRecord(profile: string, call: HookCall): JsonObject {
+  return {
+    v: 1,
+    ts: Date.now(),
+    profile,
+    event: call.event.event,
+    context: loomWireContext(call.event),
+    payload: call.event.payload,
+    eventContext: call.event.context as JsonObject,
+  }
+}
+
 async function appendJsonLine(baseDir: string, path: string, record: JsonObject): Promise<void> {
   const line = `${JSON.stringify(record)}\n`
   if (Buffer.byteLength(line) > SAVE_JSON_MAX_LINE_BYTES) {
@@ -204,12 +221,7 @@ export function createProfileActionHandler(options: ProfileActionOptions = {}): 
           if (problem) throw new WardenError('invalid-hook', `hook "${hook.name}": ${problem}`)
           const client = clientFor(new URL(url))
           return async (call) => {
-            const body = JSON.stringify({
-              profile,
-              event: call.event.event,
-              payload: call.event.payload,
-              context: call.event.context,
-            })
+            const body = JSON.stringify(loomRecord(profile, call))
             try {
               const response = await client.request({
                 url,
@@ -235,13 +247,7 @@ export function createProfileActionHandler(options: ProfileActionOptions = {}): 
             : saveJsonPathProblem(path, baseDir)
           if (problem) throw new WardenError('invalid-hook', `hook "${hook.name}": ${problem}`)
           return async (call) => {
-            const record: JsonObject = {
-              time: new Date().toISOString(),
-              profile,
-              event: call.event.event,
-              payload: call.event.payload,
-              context: call.event.context as JsonObject,
-            }
+            const record: JsonObject = { time: new Date().toISOString(), ...loomRecord(profile, call) }
             try {
               await appendJsonLine(baseDir, path, record)
             } catch (error) {

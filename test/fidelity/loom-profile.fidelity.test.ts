@@ -1,7 +1,9 @@
-// loom fidelity, approvals from the chat channel: an agent.json `approve` action pauses the
-// call and the agent's channel is told "Approval needed: …"; the person's reply on that
-// channel resolves it (loom's agents/hooks.md, "approve — pause for a human decision").
+// loom fidelity, agent.json actions (loom's agents/hooks.md): an `approve` action pauses the
+// call and the agent's channel is told "Approval needed: …", the person's reply on that
+// channel resolving it; a `webhook` posts loom's body to a loopback receiver.
 
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { createChatApprovals } from '../../src/adapters/loom/index.js'
 import { createEngine, type Decision } from '../../src/index.js'
@@ -75,5 +77,45 @@ describe('loom', () => {
     expect(decision.decision).toBe('deny')
     expect(decision.reason).toContain('telegram is down')
     await engine.close()
+  })
+
+  // "Sends this JSON body: { v: 1, ts, profile, event, context: { event, turnIndex, toolName, toolInput } }"
+  it("a webhook action posts loom's body: v, ts, profile, event and the hook context", async () => {
+    const bodies: unknown[] = []
+    const server: Server = createServer((req, res) => {
+      let text = ''
+      req.on('data', (chunk) => {
+        text += chunk
+      })
+      req.on('end', () => {
+        bodies.push(JSON.parse(text))
+        res.end('ok')
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/audit`
+    const profile = parseProfile(
+      JSON.stringify({ name: 'shop', hooks: { onToolCall: [{ action: 'webhook', url }] } }),
+      '/profiles/shop/agent.json',
+      { webhookAllow: [url] },
+    )
+    expect(profile.problems).toEqual([])
+    const engine = createEngine({
+      hooks: profile.hooks,
+      handlers: [createProfileActionHandler({ webhookAllow: [url] })],
+    })
+    const before = Date.now()
+    await engine.dispatch({ ...refund, context: { session: { id: 's1' }, turnIndex: 2 } })
+    await engine.close()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    expect(bodies).toMatchObject([
+      {
+        v: 1,
+        profile: 'shop',
+        event: 'tool.pre',
+        context: { event: 'tool.pre', turnIndex: 2, toolName: 'send_refund', toolInput: { amount: 20 } },
+      },
+    ])
+    expect((bodies[0] as { ts: number }).ts).toBeGreaterThanOrEqual(before)
   })
 })
