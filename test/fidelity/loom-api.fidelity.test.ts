@@ -170,4 +170,27 @@ describe('loom', () => {
     })
     expect(Date.now() - started).toBeLessThan(5_000)
   })
+
+  it('a command hook sees only PATH, HOME and the variables its spec names (loom passes the whole environment)', async () => {
+    const { registry, hooks } = setup()
+    process.env.LOOM_FIDELITY_TOKEN = 'tok-1'
+    try {
+      registry.register('tool.pre', {
+        type: 'command',
+        name: 'plain',
+        command: 'test -z "$LOOM_FIDELITY_TOKEN" || { echo "saw the token" >&2; exit 1; }',
+      })
+      expect((await hooks.run(toolPre({}))).continue).toBe(true)
+      registry.clear()
+      registry.register('tool.pre', {
+        type: 'command',
+        name: 'named',
+        command: 'test "$LOOM_FIDELITY_TOKEN" = tok-1 || { echo "no token" >&2; exit 1; }',
+        env: ['LOOM_FIDELITY_TOKEN'],
+      })
+      expect((await hooks.run(toolPre({}))).continue).toBe(true)
+    } finally {
+      delete process.env.LOOM_FIDELITY_TOKEN
+    }
+  })
 })

@@ -32,6 +32,7 @@ function recorder() {
   const seen: HookContext[] = []
   for (const event of [
     'session.start',
+    'user.prompt.submit',
     'model.pre',
     'model.post',
     'tool.pre',
@@ -97,7 +98,8 @@ describe('loom', () => {
 
   // "A tool.pre hook returning { continue: false, reason } blocks the tool with a synthesized
   //  denied result"; "model.pre … a hook's additionalContext lands on THIS request"
-  it('a Session fires session.start, model.pre, model.post, tool.pre, tool.post and session.end in loom order', async () => {
+  // "user.prompt.submit — RESERVED: declared … but not fired by Session/loop yet"
+  it('a Session fires session.start, model.pre, model.post, tool.pre, tool.post and session.end in loom order (user.prompt.submit is reserved, never fired)', async () => {
     const { registry, hooks, seen, reminders } = recorder()
     registry.register('model.pre', {
       type: 'fn',
