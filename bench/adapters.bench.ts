@@ -13,6 +13,7 @@ import { tool as aiTool, generateText, stepCountIs, streamText, wrapLanguageMode
 import { z } from 'zod'
 import { guardTools, wardenMiddleware } from '../src/adapters/ai-sdk/index.js'
 import { wardenHooks } from '../src/adapters/claude-agent-sdk/index.js'
+import { HookRegistry, HookRuntime, type Provider, Session } from '../src/adapters/loom/index.js'
 import { guardMcpClient } from '../src/adapters/mcp-client/index.js'
 import { wardenGuardrails } from '../src/adapters/openai-agents/index.js'
 import { createEngine } from '../src/index.js'
@@ -229,7 +230,67 @@ async function claudeAgentSdk(): Promise<BenchResult> {
   }
 }
 
-/** `ADAPTERS_BENCH=mcp,ai` runs only the named parts (ai, agents, mcp, claude). */
+/**
+ * loom's `Session` with a `HookRuntime` whose hooks are bound to other events against the
+ * same loop without a runtime: loom's "no hook bound, no cost" rule.
+ */
+async function loomSession(): Promise<BenchResult> {
+  const server = await startOpenAiServer(SCRIPT, { perConversation: true })
+  const forget = () => {
+    server.requests.length = 0
+  }
+  const registry = new HookRegistry()
+  registry.register('custom.unused', { type: 'fn', name: 'elsewhere', fn: () => ({}) })
+  const hooks = new HookRuntime({ registry })
+  try {
+    let ran = 0
+    const provider: Provider = async ({ messages, signal }) => {
+      const body = {
+        model: 'gpt-test',
+        messages: messages.map((m) =>
+          m.role === 'tool' ? { role: 'tool', tool_call_id: m.toolCallId, content: m.content } : m,
+        ),
+      }
+      const response = await fetch(`${server.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal,
+      })
+      const answer = (await response.json()) as {
+        choices: {
+          message: {
+            content?: string
+            tool_calls?: { id: string; function: { name: string; arguments: string } }[]
+          }
+        }[]
+      }
+      const message = answer.choices[0]?.message
+      const calls = (message?.tool_calls ?? []).map((c) => ({
+        id: c.id,
+        name: c.function.name,
+        input: JSON.parse(c.function.arguments) as unknown,
+      }))
+      return {
+        text: message?.content ?? '',
+        toolCalls: calls,
+        stopReason: calls.length ? 'tool_use' : 'end_turn',
+      }
+    }
+    const tools = [{ name: 'echo', execute: () => String(++ran) }]
+    const run = (withHooks: boolean) => async () => {
+      await new Session({ provider, tools, ...(withHooks ? { hooks } : {}) }).submitMessage('hi')
+    }
+    const timed = await compare(run(true), run(false), SAMPLES, forget)
+    usedTool(ran, 2 * SAMPLES)
+    return result('loom Session + tool, a HookRuntime with no hook on its events', timed)
+  } finally {
+    await registry.engine.close()
+    await server.close()
+  }
+}
+
+/** `ADAPTERS_BENCH=mcp,ai` runs only the named parts (ai, agents, mcp, claude, loom). */
 export default async function adapters(): Promise<BenchResult[]> {
   const only = process.env.ADAPTERS_BENCH?.split(',')
   const want = (name: string) => !only || only.includes(name)
@@ -238,5 +299,6 @@ export default async function adapters(): Promise<BenchResult[]> {
   if (want('agents')) results.push(await openAiAgents())
   if (want('mcp')) results.push(await mcpClient())
   if (want('claude')) results.push(await claudeAgentSdk())
+  if (want('loom')) results.push(await loomSession())
   return results
 }
