@@ -9,7 +9,7 @@ import { createChatApprovals } from '../../src/adapters/loom/index.js'
 import { createEngine, type Decision } from '../../src/index.js'
 import { createProfileActionHandler, parseProfile } from '../../src/sources/index.js'
 
-function shop(send: (text: string) => void | Promise<void>) {
+function shop(send: (text: string) => void | Promise<void>, approvalTimeoutMs = 5_000) {
   const profile = parseProfile(
     JSON.stringify({ name: 'shop', hooks: { onToolCall: [{ action: 'approve', tools: ['send_*'] }] } }),
     '/profiles/shop/agent.json',
@@ -20,7 +20,7 @@ function shop(send: (text: string) => void | Promise<void>) {
     hooks: profile.hooks,
     handlers: [createProfileActionHandler()],
     approver: chat.approver,
-    limits: { approvalTimeoutMs: 5_000 },
+    limits: { approvalTimeoutMs },
   })
   return { chat, engine }
 }
@@ -67,6 +67,18 @@ describe('loom', () => {
     const decision = await pending
     expect(decision.decision).toBe('deny')
     expect(decision.reason).toContain('denied from the chat channel')
+    await engine.close()
+  })
+
+  // "Nobody answers → the gateway's HITL timeout … denies."
+  it('nobody answering on the chat channel denies when the approval times out', async () => {
+    const sent: string[] = []
+    const { chat, engine } = shop((text) => void sent.push(text), 100)
+    const decision = await engine.dispatch(refund)
+    expect(decision.decision).toBe('deny')
+    expect(decision.approval?.outcome).toBe('timeout')
+    expect(chat.pending()).toBe(0)
+    expect(await chat.handleReply('yes')).toBe(false)
     await engine.close()
   })
 
