@@ -9,6 +9,7 @@ import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, wrapLanguageModel } from 'ai'
 import { afterAll, describe, expect, it } from 'vitest'
 import { wardenMiddleware } from '../../src/adapters/ai-sdk/index.js'
+import { CLAUDE_HOOK_EVENTS, toEvent } from '../../src/adapters/claude-agent-sdk/index.js'
 import {
   createLoomRuntime,
   type HookContext,
@@ -238,5 +239,22 @@ describe('loom', () => {
     await expect(generateText({ model, prompt: 'hi', maxRetries: 0 })).rejects.toThrow(/model is unavailable/)
     await engine.drain()
     expect(errors).toMatchObject([{ error: { message: 'model is unavailable' } }])
+  })
+
+  it('the Claude Agent SDK adapter hooks StopFailure and fires error with its code and message', () => {
+    expect(CLAUDE_HOOK_EVENTS).toContain('StopFailure')
+    const input = {
+      hook_event_name: 'StopFailure',
+      session_id: 's9',
+      transcript_path: '/tmp/t.jsonl',
+      cwd: '/tmp',
+      error: 'rate_limit',
+      error_details: '429 Too Many Requests',
+    }
+    expect(toEvent(input as never, undefined)).toEqual({
+      event: 'error',
+      payload: { error: { code: 'rate_limit', message: '429 Too Many Requests' } },
+      context: { session: { id: 's9' }, cwd: '/tmp' },
+    })
   })
 })

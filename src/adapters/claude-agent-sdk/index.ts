@@ -42,6 +42,7 @@ export const CLAUDE_HOOK_EVENTS: readonly HookEvent[] = [
   'SessionStart',
   'SessionEnd',
   'Stop',
+  'StopFailure',
   'SubagentStart',
   'SubagentStop',
   'PreCompact',
@@ -177,6 +178,13 @@ export function toEvent(input: HookInput, toolUseID: string | undefined, extra?:
     tool.output = typeof raw.error === 'string' ? raw.error : null
     if (toolUseID) tool.id = toolUseID
     return { event: 'tool.post', payload: { tool }, context }
+  }
+  if (name === 'StopFailure') {
+    // The turn ended on an API error: `error` with the SDK's error kind as the code.
+    const code = typeof raw.error === 'string' && raw.error !== '' ? raw.error : 'unknown'
+    const message =
+      typeof raw.error_details === 'string' && raw.error_details !== '' ? raw.error_details : code
+    return { event: 'error', payload: { error: { code, message: message.slice(0, 2000) } }, context }
   }
   const known = lookupEventName(name)
   if (!known) {
