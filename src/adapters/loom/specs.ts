@@ -75,7 +75,7 @@ export function definitionOf(event: string, spec: LoomSpec, wardenName: string):
     throw new Error(`loom ${spec.type} hook: name is required (a string)`)
   const definition: HookDefinition = {
     name: wardenName,
-    description: spec.name,
+    description: spec.name.slice(0, 1000),
     event,
     handler: { type: 'fn' },
   }
