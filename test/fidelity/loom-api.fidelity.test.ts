@@ -193,4 +193,27 @@ describe('loom', () => {
       delete process.env.LOOM_FIDELITY_TOKEN
     }
   })
+
+  // Differs: loom's runtime ends the chain at the first block even on tool.post (its loop then
+  // ignores the block); under Warden the block is recorded and reported, and later hooks run.
+  it('on tool.post a block is reported to the model and the hooks after it still run', async () => {
+    const { registry, hooks, reminders } = setup()
+    const ran: string[] = []
+    registry.register('tool.post', {
+      type: 'fn',
+      name: 'first',
+      fn: () => ({ continue: false, reason: 'noted' }),
+    })
+    registry.register('tool.post', { type: 'fn', name: 'second', fn: () => void ran.push('second') })
+    const result = await hooks.run({
+      event: 'tool.post',
+      turnIndex: 0,
+      toolName: 'x',
+      toolInput: {},
+      result: 'ok',
+    })
+    expect(result.continue).toBe(true)
+    expect(ran).toEqual(['second'])
+    expect(reminders.drain().join('')).toContain('Hook "first" blocked the action: noted')
+  })
 })
