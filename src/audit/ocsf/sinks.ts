@@ -33,12 +33,27 @@ export class FileSink implements OcsfSink {
   constructor(private readonly settings: NonNullable<OcsfSettings['file']>) {}
 
   async write(events: string[]): Promise<void> {
-    const chunk = Buffer.from(`${events.join('\n')}\n`, 'utf8')
     if (!this.handle) await this.open()
-    if (this.size > 0 && this.size + chunk.length > this.settings.maxBytes) await this.rotate()
-    const handle = this.handle as FileHandle
-    await handle.write(chunk)
-    this.size += chunk.length
+    let parts: Buffer[] = []
+    let bytes = 0
+    for (const event of events) {
+      const line = Buffer.from(`${event}\n`, 'utf8')
+      if (this.size + bytes > 0 && this.size + bytes + line.length > this.settings.maxBytes) {
+        await this.append(parts, bytes)
+        parts = []
+        bytes = 0
+        if (this.size > 0) await this.rotate()
+      }
+      parts.push(line)
+      bytes += line.length
+    }
+    await this.append(parts, bytes)
+  }
+
+  private async append(parts: Buffer[], bytes: number): Promise<void> {
+    if (bytes === 0) return
+    await (this.handle as FileHandle).write(Buffer.concat(parts, bytes))
+    this.size += bytes
   }
 
   private async open(): Promise<void> {
