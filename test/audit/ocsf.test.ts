@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FileSink, HttpSink, OcsfEmitter, ocsfEventOf, resolveOcsfSettings } from '../../src/audit/index.js'
 import { createEngine, type DecisionRecord, modify } from '../../src/index.js'
 import { createOutboundClient } from '../../src/net/index.js'
-import { tempDir } from '../server/management-helper.js'
+import { type Loose, tempDir } from '../server/management-helper.js'
 
 const schema = JSON.parse(
   readFileSync(new URL('../fixtures/ocsf/api-activity-1.5.schema.json', import.meta.url), 'utf8'),
@@ -82,7 +82,7 @@ describe('OCSF events', () => {
     expect(records.map((r) => r.decision.decision)).toEqual(['deny', 'modify', 'allow', 'allow', 'allow'])
     const events = records.map((r) => ocsfEventOf(r, { version: '0.1.0' }))
     for (const event of events) expect(errorsOf(event)).toBe('')
-    const [denied, modified, failed] = events as Record<string, any>[]
+    const [denied, modified, failed] = events as Loose[]
     expect(denied).toMatchObject({
       class_uid: 6003,
       category_uid: 6,
