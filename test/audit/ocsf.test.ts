@@ -157,7 +157,7 @@ describe('OCSF sinks', () => {
       client,
     )
     const emitter = new OcsfEmitter({ sinks: [sink], maxQueue: 1000, version: '0.1.0', registry })
-    const answer = Promise.resolve('the inner answer')
+    const answer: Promise<void> = Promise.resolve()
     const recorder = emitter.recorder({ record: () => answer })
     for (const record of records) expect(recorder.record(record)).toBe(answer)
     expect(batches).toEqual([])
