@@ -64,7 +64,7 @@ describe('examples/grafana/warden.json', () => {
     expect(new Set(ids).size).toBe(ids.length)
     for (const panel of dashboard.panels as Loose[]) {
       if (panel.type === 'row') continue
-      expect(panel.datasource.uid, panel.title).toBe('${DS_PROMETHEUS}')
+      expect(panel.datasource.uid, panel.title).toBe(['$', '{DS_PROMETHEUS}'].join(''))
       expect(panel.targets.length, panel.title).toBeGreaterThan(0)
       expect(panel.gridPos).toMatchObject({ w: expect.any(Number), h: expect.any(Number) })
     }
