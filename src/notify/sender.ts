@@ -94,11 +94,33 @@ export class RouteSender {
         await this.attempt(delivery, batch)
         return
       } catch (error) {
-        lastError = (error as Error).message
+        lastError = this.scrub((error as Error).message)
       }
       if (attempt < this.timing.maxAttempts && !this.closed) await this.backoff(attempt)
     }
-    throw new Error(`${redactUrl(this.route.url)}: ${lastError}`)
+    throw new Error(`${this.shown()}: ${lastError}`)
+  }
+
+  /** The route's address as logs show it: scheme and host only (a Slack URL's path is its token). */
+  private shown(): string {
+    try {
+      const url = new URL(this.route.url)
+      return `${url.protocol}//${url.host}`
+    } catch {
+      return 'the endpoint'
+    }
+  }
+
+  /** An error message with the route's path (and query) taken out. */
+  private scrub(message: string): string {
+    let text = message.split(redactUrl(this.route.url)).join(this.shown())
+    try {
+      const { pathname, search } = new URL(this.route.url)
+      for (const part of [search, pathname]) if (part.length > 1) text = text.split(part).join('/…')
+    } catch {
+      // An unparsable URL never got this far (the client refuses it first).
+    }
+    return text
   }
 
   private async attempt(delivery: string, batch: NotificationItem[]): Promise<void> {
