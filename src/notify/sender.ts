@@ -150,12 +150,16 @@ export class RouteSender {
     const base = this.timing.retryBaseMs * 2 ** (attempt - 1)
     const wait = Math.min(60_000, base / 2 + Math.random() * base)
     return new Promise((done) => {
-      const timer = setTimeout(done, wait)
-      timer.unref?.()
-      this.abort.signal.addEventListener('abort', () => {
+      const stop = () => {
         clearTimeout(timer)
         done()
-      })
+      }
+      const timer = setTimeout(() => {
+        this.abort.signal.removeEventListener('abort', stop)
+        done()
+      }, wait)
+      timer.unref?.()
+      this.abort.signal.addEventListener('abort', stop, { once: true })
     })
   }
 
@@ -170,8 +174,12 @@ export class RouteSender {
       this.closed = true
       while (this.queue.length > 0) await this.flush()
     })()
-    const late = new Promise<void>((done) => setTimeout(done, deadlineMs).unref?.())
+    let deadline: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<void>((done) => {
+      deadline = setTimeout(done, deadlineMs)
+    })
     await Promise.race([last, late])
+    clearTimeout(deadline)
     this.closed = true
     this.abort.abort()
     if (this.queue.length > 0) {

@@ -198,7 +198,9 @@ export class OcsfEmitter {
         if (state.queue.length > 0) await this.flush(state)
       }),
     )
-    await Promise.race([flushed, new Promise((done) => setTimeout(done, deadlineMs).unref?.())])
+    let deadline: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([flushed, new Promise((done) => (deadline = setTimeout(done, deadlineMs)))])
+    clearTimeout(deadline)
     for (const state of this.states) {
       if (state.queue.length > 0)
         this.drop(state.sink.name, 'shutdown', state.queue.length, 'Warden shut down first')

@@ -36,12 +36,10 @@ function text(value: unknown, chars = 200): string | undefined {
   return typeof value === 'string' && value !== '' ? value.slice(0, chars) : undefined
 }
 
-/** Fields present only when set: OCSF leaves absent what it does not know. */
-function defined(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
-}
-
-/** The OCSF API Activity event of one decision. */
+/**
+ * The OCSF API Activity event of one decision. Attributes Warden does not know are left
+ * `undefined`, so that serializing the event (JSON) leaves them out, as OCSF asks.
+ */
 export function ocsfEventOf(record: DecisionRecord, product: { version: string }): OcsfEvent {
   const { decision, event } = record
   const context = event.context
@@ -55,16 +53,14 @@ export function ocsfEventOf(record: DecisionRecord, product: { version: string }
   const firstPolicy = decision.policies[0]
   const hooks = decision.trace
     .filter((t) => t.outcome !== 'skipped')
-    .map((t) =>
-      defined({
-        id: t.id,
-        handler: t.handler,
-        outcome: t.outcome,
-        duration_ms: Math.round(t.durationMs),
-        error: t.error?.kind,
-        shadow: t.shadow,
-      }),
-    )
+    .map((t) => ({
+      id: t.id,
+      handler: t.handler,
+      outcome: t.outcome,
+      duration_ms: Math.round(t.durationMs),
+      error: t.error?.kind,
+      shadow: t.shadow,
+    }))
   return {
     class_uid: API_ACTIVITY_CLASS,
     class_name: 'API Activity',
@@ -81,7 +77,7 @@ export function ocsfEventOf(record: DecisionRecord, product: { version: string }
     status_id: 1,
     status: 'Success',
     message: decision.reason.slice(0, MESSAGE_CHARS),
-    metadata: defined({
+    metadata: {
       version: OCSF_VERSION,
       uid: decision.id,
       product: { name: 'Warden', vendor_name: 'Warden', version: product.version },
@@ -89,41 +85,39 @@ export function ocsfEventOf(record: DecisionRecord, product: { version: string }
       log_name: 'decisions',
       tenant_uid: tenant,
       correlation_uid: text(context.turnId),
-    }),
-    actor: defined({
+    },
+    actor: {
       user:
-        agentId || agentName
-          ? defined({ uid: agentId, name: agentName, type_id: 99, type: 'AI Agent' })
-          : undefined,
+        agentId || agentName ? { uid: agentId, name: agentName, type_id: 99, type: 'AI Agent' } : undefined,
       session: sessionId ? { uid: sessionId } : undefined,
       app_name: 'Warden',
-    }),
-    api: defined({
+    },
+    api: {
       operation: decision.event,
-      service: defined({ name: subjectOf(event.payload) ?? decision.event }),
+      service: { name: subjectOf(event.payload) ?? decision.event },
       request: text(context.requestId) ? { uid: text(context.requestId) } : undefined,
-    }),
-    src_endpoint: defined({ name: agentName ?? agentId ?? 'agent', uid: agentId }),
+    },
+    src_endpoint: { name: agentName ?? agentId ?? 'agent', uid: agentId },
     action_id: action.action_id,
     action: action.action,
     disposition_id: action.disposition_id,
     disposition: action.disposition,
     is_alert: decision.decision === 'deny',
-    policy: defined({
+    policy: {
       uid: deciding.join(',').slice(0, 500) || 'none',
       name: deciding.join(', ').slice(0, 500) || 'no hook objected',
       version: firstPolicy?.version === undefined ? undefined : String(firstPolicy.version),
       is_applied: true,
-    }),
+    },
     unmapped: {
-      warden: defined({
+      warden: {
         decision: decision.decision,
         reason_code: decision.reasonCode,
         hooks,
         blocking: decision.blocking,
-        approval: decision.approval ? defined({ ...decision.approval }) : undefined,
+        approval: decision.approval,
         depth: typeof context.depth === 'number' ? context.depth : undefined,
-      }),
+      },
     },
   }
 }

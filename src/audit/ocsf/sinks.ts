@@ -123,12 +123,19 @@ export class HttpSink implements OcsfSink {
   private backoff(attempt: number): Promise<void> {
     const base = 250 * 2 ** (attempt - 1)
     return new Promise((done) => {
-      const timer = setTimeout(done, base / 2 + Math.random() * base)
-      timer.unref?.()
-      this.abort.signal.addEventListener('abort', () => {
+      const stop = () => {
         clearTimeout(timer)
         done()
-      })
+      }
+      const timer = setTimeout(
+        () => {
+          this.abort.signal.removeEventListener('abort', stop)
+          done()
+        },
+        base / 2 + Math.random() * base,
+      )
+      timer.unref?.()
+      this.abort.signal.addEventListener('abort', stop, { once: true })
     })
   }
 
