@@ -6,13 +6,17 @@
 // the security log. A tenant's events never reach another tenant's route, whichever way
 // they come (decisions, breaker trips, approvals).
 
+import { writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
+import { join } from 'node:path'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ocsfEmitterFromConfig } from '../../src/audit/index.js'
 import { createEngine } from '../../src/index.js'
 import { type Notifier, notifierFromConfig } from '../../src/notify/index.js'
 import { createSecretBox } from '../../src/secrets/index.js'
+import { runCliInProcess } from '../helpers/cli.js'
+import { tempDir } from '../server/management-helper.js'
 
 const SECRET = 'hmac-secret-never-logged-42'
 const SLACK_TOKEN = 'XoXbSlackTokenInThePath'
@@ -172,6 +176,25 @@ describe('notification secrets', () => {
         },
       }),
     ).toMatch(/MISSING is not set/)
+  })
+
+  it('warden serve refuses to start on a secret in clear, naming the field and not the secret', async () => {
+    const dir = tempDir('warden-notify-refused-')
+    const config = join(dir, 'warden.yaml')
+    writeFileSync(
+      config,
+      `notifications:\n  routes: [{ name: chat, type: slack, url: "https://hooks.slack.example/services/${SLACK_TOKEN}" }]\n`,
+    )
+    const run = await runCliInProcess(
+      ['serve', '--config', config, '--port', '0', '--db', join(dir, 'w.db')],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', WARDEN_SECRET_KEY: 'c'.repeat(64) },
+      },
+    )
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain('notifications.routes[0] (chat).url')
+    expect(run.stderr).not.toContain(SLACK_TOKEN)
   })
 
   it('opens a sealed secret with the secret key', async () => {
