@@ -162,13 +162,15 @@ describe('OCSF sinks', () => {
     const recorder = emitter.recorder({ record: () => answer })
     for (const record of records) expect(recorder.record(record)).toBe(answer)
     expect(batches).toEqual([])
-    await expect.poll(() => batches.flat().length).toBe(records.length)
+    await expect.poll(() => batches.flat().length, { timeout: 5000 }).toBe(records.length)
     expect(batches).toHaveLength(1)
     for (const event of batches.flat()) expect(errorsOf(event)).toBe('')
     await new Promise<void>((resolve) => collector.close(() => resolve()))
     for (const record of records) recorder.record(record)
     await expect
-      .poll(async () => (await registry.getSingleMetric('warden_ocsf_dropped_total')?.get())?.values)
+      .poll(async () => (await registry.getSingleMetric('warden_ocsf_dropped_total')?.get())?.values, {
+        timeout: 5000,
+      })
       .toContainEqual({ labels: { sink: 'http', reason: 'failed' }, value: records.length })
     await emitter.close(1000)
   })

@@ -87,7 +87,7 @@ describe('notifier delivery', () => {
     for (let i = 0; i < 5; i++) notifier.publish(item('acme', `acme ${i}`))
     notifier.publish(item('globex', 'globex 0'))
     notifier.publish(item('', 'no tenant'))
-    await expect.poll(() => received.length).toBe(3)
+    await expect.poll(() => received.length, { timeout: 5000 }).toBe(3)
     const ops = bodiesAt('/ops')
     expect(ops).toHaveLength(1)
     expect(ops[0]?.items.map((i) => i.title)).toEqual([
@@ -130,7 +130,7 @@ describe('notifier delivery', () => {
     })
     failures.push(503)
     notifier.publish(item('', 'once'))
-    await expect.poll(() => received.length).toBe(2)
+    await expect.poll(() => received.length, { timeout: 5000 }).toBe(2)
     expect(received.map((r) => r.headers['warden-delivery'])).toEqual([
       received[0]?.headers['warden-delivery'],
       received[0]?.headers['warden-delivery'],
@@ -144,7 +144,7 @@ describe('notifier delivery', () => {
       (await registry.getSingleMetric('warden_notifications_dropped_total')?.get())?.values.find(
         (v) => v.labels.reason === reason,
       )?.value
-    await expect.poll(() => dropped('failed')).toBe(3)
+    await expect.poll(() => dropped('failed'), { timeout: 5000 }).toBe(3)
     expect(await dropped('queue-full')).toBe(7)
     expect(warnings.join('\n')).toContain('security.notify.dropped')
     expect(warnings.join('\n')).not.toContain('shh-hook-secret')
@@ -166,7 +166,7 @@ describe('notifier delivery', () => {
     const asks = [{ hook: 'ask-deploy', reason: 'deploys need a human' }]
     await notifier.approvalRequested({ id: 'a-1', tenant: 'acme', event: 'tool.pre', deadline, asks })
     await notifier.approvalRequested({ id: 'a-2', tenant: 'acme', event: 'tool.pre', deadline, asks })
-    await expect.poll(() => bodiesAt('/ops').flatMap((b) => b.items).length).toBe(3)
+    await expect.poll(() => bodiesAt('/ops').flatMap((b) => b.items).length, { timeout: 5000 }).toBe(3)
     const items = bodiesAt('/ops').flatMap((b) => b.items) as unknown as NotificationItem[]
     expect(items.map((i) => i.kind)).toEqual([
       'approval.requested',

@@ -136,14 +136,14 @@ async function call(tool: string, tenant?: string): Promise<{ decision: string; 
 describe('notifications from warden serve', () => {
   it('tells of an approval when it is requested and when it is about to time out', async () => {
     const answer = call('deploy')
-    await expect.poll(() => ofKind('/ops', 'approval.requested').length).toBe(1)
+    await expect.poll(() => ofKind('/ops', 'approval.requested').length, { timeout: 5000 }).toBe(1)
     const [requested] = ofKind('/ops', 'approval.requested')
     expect(requested).toMatchObject({
       tenant: '',
       data: { event: 'tool.pre', asks: [{ hook: 'ask-deploy', reason: 'deploys need a human' }] },
     })
     expect(requested.link).toBe(`http://warden.test/#/approvals?id=${requested.data.approvalId}`)
-    await expect.poll(() => slack().length).toBe(1)
+    await expect.poll(() => slack().length, { timeout: 5000 }).toBe(1)
     expect(slack()[0]).toMatchObject({
       text: expect.stringContaining('Approval requested for tool.pre'),
       blocks: [
@@ -151,14 +151,14 @@ describe('notifications from warden serve', () => {
         { type: 'section', text: { type: 'mrkdwn', text: expect.stringContaining('Open in Warden') } },
       ],
     })
-    await expect.poll(() => ofKind('/ops', 'approval.timing_out').length).toBe(1)
+    await expect.poll(() => ofKind('/ops', 'approval.timing_out').length, { timeout: 5000 }).toBe(1)
     expect(ofKind('/ops', 'approval.timing_out')[0].data.approvalId).toBe(requested.data.approvalId)
     expect((await answer).decision).toBe('deny')
   })
 
   it('tells once that a hook is failing, and once that its breaker opened', async () => {
     for (let i = 0; i < 4; i++) expect((await call('fetch')).decision).toBe('allow')
-    await expect.poll(() => ofKind('/ops', 'breaker.opened').length).toBe(1)
+    await expect.poll(() => ofKind('/ops', 'breaker.opened').length, { timeout: 5000 }).toBe(1)
     const [failing] = ofKind('/ops', 'hook.failing')
     expect(ofKind('/ops', 'hook.failing')).toHaveLength(1)
     expect(failing).toMatchObject({
@@ -166,14 +166,14 @@ describe('notifications from warden serve', () => {
       link: 'http://warden.test/#/hooks/flaky',
     })
     expect(ofKind('/ops', 'breaker.opened')[0]).toMatchObject({ data: { hook: 'flaky', failures: 3 } })
-    await expect.poll(() => slack().length).toBe(2)
+    await expect.poll(() => slack().length, { timeout: 5000 }).toBe(2)
     expect(slack()[1].text).toContain('Breaker opened on hook flaky')
   })
 
   it('tells once of a deny-rate jump, and a tenant’s route gets only that tenant’s', async () => {
     for (const tenant of ['acme', 'globex'])
       for (let i = 0; i < 6; i++) expect((await call('rm', tenant)).decision).toBe('deny')
-    await expect.poll(() => ofKind('/ops', 'deny_rate.high').length).toBe(4)
+    await expect.poll(() => ofKind('/ops', 'deny_rate.high').length, { timeout: 5000 }).toBe(4)
     const acme = items('/acme')
     expect(acme.map((i) => [i.kind, i.data.hook ?? '(tenant)'])).toEqual([
       ['deny_rate.high', 'no-rm'],
@@ -214,7 +214,7 @@ describe('notifications from warden serve', () => {
     }
     await expect.poll(dropped, { timeout: 10_000 }).toBeGreaterThan(0)
     mode = 'ok'
-    await expect.poll(() => warden.stderr()).toContain('security.notify.dropped')
+    await expect.poll(() => warden.stderr(), { timeout: 5000 }).toContain('security.notify.dropped')
     expect(warden.stderr()).not.toContain(NOTIFY_SECRET)
     expect(warden.stderr()).not.toContain(SLACK_TOKEN)
   })

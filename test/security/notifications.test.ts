@@ -87,7 +87,7 @@ describe('notification SSRF', () => {
       lines,
     )
     notifier.publish({ kind: 'breaker.opened', tenant: '', at: Date.now(), title: 't', text: 'x', data: {} })
-    await expect.poll(() => droppedFailed(registry)).toBe(5)
+    await expect.poll(() => droppedFailed(registry), { timeout: 5000 }).toBe(5)
     expect(hits).toBe(0)
     const log = lines.join('\n')
     expect(log).toMatch(/169\.254\.169\.254/)
@@ -111,7 +111,7 @@ describe('notification SSRF', () => {
       [],
     )
     notifier.publish({ kind: 'breaker.opened', tenant: '', at: Date.now(), title: 't', text: 'x', data: {} })
-    await expect.poll(() => hits).toBe(1)
+    await expect.poll(() => hits, { timeout: 5000 }).toBe(1)
     await notifier.close(100)
   })
 
@@ -127,7 +127,9 @@ describe('notification SSRF', () => {
     const engine = createEngine({ hooks: [], recorder: emitter?.recorder({ record: () => undefined }) })
     await engine.dispatch({ event: 'tool.pre', payload: { tool: { name: 'ls', input: {} } } })
     await expect
-      .poll(async () => (await registry.getSingleMetric('warden_ocsf_dropped_total')?.get())?.values)
+      .poll(async () => (await registry.getSingleMetric('warden_ocsf_dropped_total')?.get())?.values, {
+        timeout: 5000,
+      })
       .toContainEqual({ labels: { sink: 'http', reason: 'failed' }, value: 1 })
     await emitter?.close(100)
     await engine.close()
@@ -289,7 +291,9 @@ describe('notification tenancy', () => {
       event: 'tool.pre',
       deadline: Date.now() + 60_000,
     })
-    await expect.poll(() => sent.filter((s) => s.route === '/ops').length).toBeGreaterThanOrEqual(5)
+    await expect
+      .poll(() => sent.filter((s) => s.route === '/ops').length, { timeout: 5000 })
+      .toBeGreaterThanOrEqual(5)
     expect(sent.filter((s) => s.route === '/acme')).toEqual([])
     expect(new Set(sent.map((s) => s.tenant))).toEqual(new Set(['globex']))
     await notifier.close(100)
