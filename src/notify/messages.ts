@@ -4,6 +4,7 @@
 // Slack's incoming-webhook `{ text, blocks }`. Each item links to the UI page that answers it.
 
 import { createHmac, timingSafeEqual } from 'node:crypto'
+import { scrubText } from '../observability/index.js'
 import type { NotificationKind } from './settings.js'
 import type { DenyRateHigh, HookFailing } from './triggers.js'
 
@@ -28,8 +29,10 @@ const TEXT_CHARS = 300
 /** Slack accepts at most 50 blocks; the last says how many more items there were. */
 const SLACK_MAX_ITEMS = 45
 
+/** A reason or error as a message carries it: URL passwords, query values and bearer tokens masked, cut short. */
 function cut(text: string): string {
-  return text.length > TEXT_CHARS ? `${text.slice(0, TEXT_CHARS)}…` : text
+  const clean = scrubText(text.length > TEXT_CHARS * 2 ? text.slice(0, TEXT_CHARS * 2) : text)
+  return clean.length > TEXT_CHARS ? `${clean.slice(0, TEXT_CHARS)}…` : clean
 }
 
 function page(baseUrl: string | undefined, path: string, query?: Record<string, string>): string | undefined {

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ocsfEmitterFromConfig } from '../../src/audit/index.js'
-import { createEngine } from '../../src/index.js'
+import { createEngine, type HookSpec } from '../../src/index.js'
 import { type Notifier, notifierFromConfig } from '../../src/notify/index.js'
 import { createSecretBox } from '../../src/secrets/index.js'
 import { runCliInProcess } from '../helpers/cli.js'
@@ -23,12 +23,19 @@ const SLACK_TOKEN = 'XoXbSlackTokenInThePath'
 let listener: Server
 let port: number
 let hits = 0
+let lastBody = ''
 
 beforeAll(async () => {
   listener = createServer((request, response) => {
     hits++
-    request.resume()
-    response.end('ok')
+    let body = ''
+    request.on('data', (d) => {
+      body += d
+    })
+    request.on('end', () => {
+      lastBody = body
+      response.end('ok')
+    })
   })
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
   port = (listener.address() as { port: number }).port
@@ -97,7 +104,7 @@ describe('notification SSRF', () => {
     await notifier.close(100)
   })
 
-  it('reaches an internal address once network.allow lists it', async () => {
+  it('reaches an internal address once network.allow lists it, with secrets in errors masked', async () => {
     const registry = new Registry()
     const notifier = build(
       {
@@ -110,8 +117,15 @@ describe('notification SSRF', () => {
       registry,
       [],
     )
-    notifier.publish({ kind: 'breaker.opened', tenant: '', at: Date.now(), title: 't', text: 'x', data: {} })
+    const recorder = notifier.recorder({ record: () => undefined })
+    const lastError = 'GET https://bot:hunter2@api.example/x?token=abc123 failed: Bearer sk-secretvalue123'
+    await recorder.breakerTripped?.(
+      { hookId: 'h', tenant: '', failures: 5, lastError, openedAt: Date.now() },
+      {} as HookSpec,
+    )
     await expect.poll(() => hits, { timeout: 5000 }).toBe(1)
+    expect(lastBody).toContain('Breaker opened on hook h')
+    for (const secret of ['hunter2', 'abc123', 'sk-secretvalue123']) expect(lastBody).not.toContain(secret)
     await notifier.close(100)
   })
 
