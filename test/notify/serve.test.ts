@@ -190,21 +190,23 @@ describe('notifications from warden serve', () => {
   })
 
   it('a slow or dead endpoint changes no decision and does not slow decisions down', async () => {
+    // An endpoint that held decisions up would cost each notifying decision (a quarter of
+    // them) the 800 ms timeout, so the 90th percentile is compared.
     const round = async (label: string) => {
       const runs: { decision: string; ms: number }[] = []
       // Each tenant's fourth denial makes two notifications (the tenant's rate and the hook's).
       for (let t = 0; t < 8; t++) for (let i = 0; i < 4; i++) runs.push(await call('rm', `${label}-${t}`))
       expect(runs.map((r) => r.decision)).toEqual(Array(runs.length).fill('deny'))
       const sorted = runs.map((r) => r.ms).sort((a, b) => a - b)
-      return sorted[Math.floor(sorted.length / 2)] as number
+      return sorted[Math.floor(sorted.length * 0.9)] as number
     }
     const baseline = await round('fast')
     mode = 'slow'
     const slow = await round('slow')
     mode = 'down'
     const down = await round('down')
-    expect(slow, `median ${slow} ms vs ${baseline} ms with a fast endpoint`).toBeLessThan(baseline * 3 + 15)
-    expect(down, `median ${down} ms vs ${baseline} ms with a fast endpoint`).toBeLessThan(baseline * 3 + 15)
+    expect(slow, `p90 ${slow} ms vs ${baseline} ms with a fast endpoint`).toBeLessThan(baseline * 3 + 200)
+    expect(down, `p90 ${down} ms vs ${baseline} ms with a fast endpoint`).toBeLessThan(baseline * 3 + 200)
     const dropped = async () => {
       const text = await (await fetch(`${warden.url}/metrics`)).text()
       const line = text
