@@ -4,6 +4,17 @@
 
 export type { ImpactEvent, ImpactOptions, ImpactReport } from './impact.js'
 export { formatImpact, previewImpact, recordedPages, TRANSITION_ARROW } from './impact.js'
+export type { OcsfDropLog, OcsfEvent, OcsfSettings, OcsfSetup, OcsfSink } from './ocsf/index.js'
+export {
+  API_ACTIVITY_CLASS,
+  FileSink,
+  HttpSink,
+  OCSF_VERSION,
+  OcsfEmitter,
+  ocsfEmitterFromConfig,
+  ocsfEventOf,
+  resolveOcsfSettings,
+} from './ocsf/index.js'
 export { auditOptionsFromSetting, auditSettingSchema } from './options.js'
 export type { Persistence, PersistenceOptions } from './persistence.js'
 export { openPersistence, secretBoxFrom } from './persistence.js'

@@ -62,6 +62,8 @@ export interface ManagementSetup {
   /** The data folder (see {@link managementDataDir}). */
   dataDir: string
   onError: (error: Error) => void
+  /** Also told of each new approval (the `notifications:` notifier). */
+  onApproval?: (approval: Record<string, unknown>) => Promise<void>
 }
 
 /**
@@ -109,6 +111,7 @@ export function setupManagement(setup: ManagementSetup): ManagementPlane | undef
     ...(notify && client
       ? {
           notify: async (approval: Record<string, unknown>) => {
+            void setup.onApproval?.(approval)
             const response = await client.request({
               url: notify.url,
               method: 'POST',
@@ -121,7 +124,9 @@ export function setupManagement(setup: ManagementSetup): ManagementPlane | undef
             }
           },
         }
-      : {}),
+      : setup.onApproval
+        ? { notify: setup.onApproval }
+        : {}),
   })
 }
 

@@ -26,6 +26,7 @@ import {
   BudgetWatch,
   createLogger,
   metricsPlugin,
+  registerApprovalMetrics,
   securityLogRecorder,
   traceEngine,
 } from '../observability/index.js'
@@ -57,6 +58,7 @@ import type { CliIo } from './io.js'
 import { HELP, parseServeArgs } from './serve-args.js'
 import { startupBanner } from './serve-banner.js'
 import { exposureProblem, managementDataDir, planeFailure, setupManagement } from './serve-management.js'
+import { type ServeOutputs, setupOutputs } from './serve-outputs.js'
 
 /** Longest wait for the audit trail's last records at shutdown, after requests are done. */
 const AUDIT_FLUSH_DEADLINE_MS = 30_000
@@ -177,6 +179,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const watchers: HookDirWatcher[] = []
   const reportError = (error: Error) => logger.error({ err: error }, error.message)
   const dataDir = managementDataDir(config, persistence.location, io.cwd)
+  // notifications: and ocsf: (both off the decision path).
+  let outputs: ServeOutputs
+  try {
+    outputs = setupOutputs({ config, persistence, logger, env: io.env, cwd: io.cwd })
+  } catch (error) {
+    await persistence.close().catch(() => undefined)
+    io.stderr(`warden serve: ${(error as Error).message}\n`)
+    return 1
+  }
   const plane = setupManagement({
     config,
     persistence,
@@ -184,7 +195,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     dataDir,
     engine: () => engine as ReturnType<typeof buildEngine>,
     onError: reportError,
+    ...(outputs.notifier ? { onApproval: outputs.notifier.approvalRequested } : {}),
   })
+  if (plane) registerApprovalMetrics(persistence.metrics.registry, () => plane.broker.holding())
   const allowCommandHooks = (config?.raw.management as { allowCommandHooks?: boolean } | undefined)
     ?.allowCommandHooks
   try {
@@ -192,7 +205,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       chainBudgetMs: config?.limits?.chainBudgetMs ?? DEFAULT_LIMITS.chainBudgetMs,
       warn: (message, fields) => logger.warn({ ...fields, budget: true }, message),
     })
-    const recorder = budget.recorder(plane ? plane.recorder(persistence.recorder) : persistence.recorder)
+    const recorder = budget.recorder(
+      outputs.recorder(plane ? plane.recorder(persistence.recorder) : persistence.recorder),
+    )
     engine = buildEngine(config, {
       // audit.redact: the audit rows, the /ws pushes and the security log get the redacted copy.
       recorder: redactingRecorder(
@@ -241,6 +256,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   } catch (error) {
     for (const watcher of watchers) watcher.close()
     await plane?.close().catch(() => undefined)
+    await outputs.close().catch(() => undefined)
     await engine?.close().catch(() => undefined)
     await persistence.close().catch(() => undefined)
     io.stderr(`warden serve: ${(error as Error).message}\n`)
@@ -256,6 +272,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       persistence.location,
       io.env,
     )
+    // ACS-Trace: the ServerHello says OCSF is emitted when ocsf: is on.
+    if (outputs.ocsf)
+      acs = { ...acs, settings: { ...acs.settings, trace: { ...acs.settings.trace, ocsf: true } } }
   } catch (error) {
     await plane?.close().catch(() => undefined)
     await engine.close().catch(() => undefined)
@@ -339,6 +358,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         const closed = Promise.all([
           plane?.close().catch(() => undefined),
           acs.ledger?.close().catch(() => undefined),
+          outputs.close().catch(() => undefined),
         ])
         closed
           .then(() => persistence.close())

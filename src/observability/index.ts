@@ -1,6 +1,7 @@
 // Observability: OpenTelemetry spans around dispatches (no-op without an SDK), Prometheus
 // metrics on /metrics, structured JSON logs, and `security.hook.*` lines for hook events.
 
+export { registerApprovalMetrics } from './approval-metrics.js'
 export type { BudgetWarn, BudgetWatchOptions } from './budget-watch.js'
 export { BudgetWatch } from './budget-watch.js'
 export type { Logger, LoggerOptions } from './logger.js'

@@ -12,3 +12,5 @@ export {
   SECRET_KEY_ENV,
   SecretError,
 } from './box.js'
+export type { SealedOpener } from './refs.js'
+export { openSecretRef, SECRET_REF, SECRET_REF_FORMS } from './refs.js'

@@ -233,6 +233,14 @@ const configSchema = z
       .object({ allow: z.array(z.string(), { error: 'must be a list of URL prefixes' }).optional() })
       .strict()
       .optional(),
+    // Checked in full by `warden serve` (`notificationsSchema` of src/notify).
+    notifications: z
+      .record(z.string(), z.unknown(), { error: 'must be a mapping of notification settings' })
+      .optional(),
+    // Checked in full by `warden serve` (`ocsfSettingsSchema` of src/audit/ocsf).
+    ocsf: z
+      .record(z.string(), z.unknown(), { error: 'must be a mapping of OCSF emission settings' })
+      .optional(),
   })
   .strict()
 
