@@ -28,6 +28,11 @@ export interface ScriptIsolation {
   queue: number
   /** Milliseconds a run may hold the main thread before it moves to a worker (default 2). */
   sliceMs: number
+  /**
+   * Niceness of the worker threads on Linux (default 19, the lowest priority): on busy
+   * cores the main thread, which answers every tenant, comes before any tenant's script.
+   */
+  nice: number
 }
 
 /** Extra milliseconds past its wall-time limit a worker run gets before its worker is stopped. */
@@ -40,6 +45,7 @@ export function defaultIsolation(): ScriptIsolation {
     workers: Math.max(1, Math.min(4, availableParallelism() - 1)),
     queue: 64,
     sliceMs: 2,
+    nice: 19,
   }
 }
 
@@ -53,7 +59,7 @@ const HERE = import.meta.url
 const FROM_SOURCE = HERE.endsWith('.ts')
 const ENTRY = new URL(FROM_SOURCE ? './script-worker.ts' : './script-worker.js', HERE)
 /** Heap a script worker may use, in MB: past it the worker stops and the run denies. */
-const WORKER_HEAP_MB = 512
+const WORKER_HEAP_MB = 128
 
 /** Starts one script worker thread. */
 function startScriptWorker(workerData: PoolWorkerData, transferList: MessagePort[]): Worker {
@@ -97,6 +103,7 @@ export class ScriptWorkers {
       queue: this.settings.queue,
       setting: 'scripts',
       what: 'script',
+      nice: this.settings.nice,
     })
     const pool = this.pool
     abort?.(() => pool.cancel(job))

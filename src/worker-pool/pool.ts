@@ -14,6 +14,8 @@ export interface PoolWorkerData {
   hostPort: MessagePort
   /** Set to 1 by the main thread when an answer was posted on `hostPort`. */
   flag: SharedArrayBuffer
+  /** The niceness the worker's thread takes (Linux; 0 leaves it at the process's). */
+  nice: number
 }
 
 /** Settings of a pool. */
@@ -28,6 +30,11 @@ export interface PoolOptions {
   setting: string
   /** What a worker runs, named in errors, e.g. `script`. */
   what: string
+  /**
+   * Niceness of the worker threads (0 to 19, Linux), so that the main thread, which
+   * answers every other caller, comes first when the cores are busy. Default 0.
+   */
+  nice?: number
 }
 
 /** One job for a pool worker. */
@@ -50,6 +57,9 @@ export class PoolError extends Error {
     super(message)
   }
 }
+
+/** Milliseconds a worker whose job passed its time has to stop by itself before it is stopped. */
+export const STOP_AFTER_MS = 1000
 
 /** Most milliseconds a new worker may take to load before its job fails. */
 export const WORKER_START_LIMIT_MS = 15_000
@@ -157,7 +167,9 @@ export class WorkerPool {
   private spawn(): Slot {
     const channel = new MessageChannel()
     const flag = new SharedArrayBuffer(4)
-    const worker = this.options.start({ hostPort: channel.port2, flag }, [channel.port2])
+    const worker = this.options.start({ hostPort: channel.port2, flag, nice: this.options.nice ?? 0 }, [
+      channel.port2,
+    ])
     worker.unref()
     channel.port1.unref()
     const slot: Slot = { worker, port: channel.port1, flag: new Int32Array(flag), ready: false, dead: false }
@@ -181,13 +193,30 @@ export class WorkerPool {
   private arm(slot: Slot, ms: number): void {
     if (slot.timer) clearTimeout(slot.timer)
     const limit = slot.active?.job.timeoutMs ?? ms
-    slot.timer = setTimeout(() => {
-      this.fail(
-        slot,
-        'timeout',
-        `the ${this.options.what} ran past its limit of ${limit} ms: its worker was stopped and replaced`,
-      )
-    }, ms)
+    slot.timer = setTimeout(() => this.overdue(slot, limit), ms)
+    slot.timer.unref()
+  }
+
+  /**
+   * A job past its time: its caller is answered at once; the worker gets a little longer
+   * to stop by itself (a starved thread on a busy machine), then it is stopped and replaced.
+   */
+  private overdue(slot: Slot, limit: number): void {
+    const pending = slot.active
+    if (!pending) return
+    const what = this.options.what
+    pending.reject(new PoolError('timeout', `the ${what} ran past its limit of ${limit} ms`))
+    pending.resolve = () => {}
+    pending.reject = () => {}
+    slot.timer = setTimeout(
+      () =>
+        this.fail(
+          slot,
+          'timeout',
+          `the ${what} ran past its limit of ${limit} ms: its worker was stopped and replaced`,
+        ),
+      Math.max(STOP_AFTER_MS, limit),
+    )
     slot.timer.unref()
   }
 

@@ -2,6 +2,8 @@
 // synchronous host call (the worker blocks until the main thread answers on its port), and
 // posts the answer or the error back.
 
+import { readlinkSync } from 'node:fs'
+import { setPriority } from 'node:os'
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads'
 import type { PoolWorkerData, WorkerMessage } from './pool.js'
 
@@ -20,6 +22,7 @@ export function serveJobs(handle: (message: unknown, host: HostCall) => unknown)
   const port = parentPort
   const data = workerData as PoolWorkerData | undefined
   if (!port || !data?.hostPort || !data.flag) throw new Error('serveJobs must run in a pool worker')
+  if (data.nice > 0) lowerThreadPriority(data.nice)
   const hostPort: MessagePort = data.hostPort
   const flag = new Int32Array(data.flag)
   const post = (message: WorkerMessage) => port.postMessage(message)
@@ -47,4 +50,17 @@ export function serveJobs(handle: (message: unknown, host: HostCall) => unknown)
     }
   })
   post({ t: 'ready' })
+}
+
+/**
+ * Gives this thread (not the process) a niceness: on Linux a thread id is a process id to
+ * setpriority. Elsewhere, or when it is refused, the thread keeps the process's priority.
+ */
+function lowerThreadPriority(nice: number): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop())
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice)
+  } catch {
+    // Not Linux, or not allowed: the worker runs at the process's priority.
+  }
 }
