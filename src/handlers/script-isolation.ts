@@ -26,7 +26,10 @@ export interface ScriptIsolation {
   workers: number
   /** Most runs waiting for a worker (default 64); past it a run is refused, naming the bound. */
   queue: number
-  /** Milliseconds a run may hold the main thread before it moves to a worker (default 2). */
+  /**
+   * Milliseconds a run may hold the main thread before it moves to a worker (default 5). A
+   * hook whose wall-time limit is no longer than this always runs on the main thread.
+   */
   sliceMs: number
   /**
    * Niceness of the worker threads on Linux (default 19, the lowest priority): on busy
@@ -44,7 +47,7 @@ export function defaultIsolation(): ScriptIsolation {
     isolate: 'tenant',
     workers: Math.max(1, Math.min(4, availableParallelism() - 1)),
     queue: 64,
-    sliceMs: 2,
+    sliceMs: 5,
     nice: 19,
   }
 }
@@ -113,6 +116,23 @@ export class ScriptWorkers {
       timeoutMs,
       host: (op, args) => answerHostCall(op as HostOp, args, scope),
     })) as ScriptJobResult
+  }
+
+  /** Starts a worker in the background, for a hook whose runs may move to one. */
+  warm(): void {
+    this.started().warm()
+  }
+
+  private started(): WorkerPool {
+    this.pool ??= new WorkerPool({
+      start: startScriptWorker,
+      size: this.settings.workers,
+      queue: this.settings.queue,
+      setting: 'scripts',
+      what: 'script',
+      nice: this.settings.nice,
+    })
+    return this.pool
   }
 
   /** The pool's counts (zeros before the first worker run). */

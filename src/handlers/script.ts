@@ -183,6 +183,7 @@ export function createScriptHandler(options: ScriptHandlerOptions = {}): Handler
             limits,
           },
         }
+        workers.warm()
       }
       return (call) => runScript(runner, call)
     },

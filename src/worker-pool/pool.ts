@@ -123,6 +123,11 @@ export class WorkerPool {
     })
   }
 
+  /** Starts one worker ahead of the first job (when none runs yet), so that job does not wait for it to load. */
+  warm(): void {
+    if (!this.closed && this.slots.length === 0) this.spawn()
+  }
+
   /** Drops a job that still waits for a worker; false when it already runs or ended. */
   cancel(message: unknown): boolean {
     const at = this.waiting.findIndex((p) => p.job.message === message)

@@ -90,7 +90,7 @@ describe('tenant scripts off the main thread', () => {
     }
     // On the main thread the script holds the loop for most of its second; in a worker the
     // loop keeps ticking (relative, so that a busy machine does not fail it).
-    expect(on.longestGapMs).toBeGreaterThan(500)
+    expect(on.longestGapMs).toBeGreaterThan(200)
     expect(off.longestGapMs).toBeLessThan(on.longestGapMs / 5)
   })
 
