@@ -78,19 +78,25 @@ async function withLoopWatch<T>(work: () => Promise<T>): Promise<{ result: T; lo
 
 describe('tenant scripts off the main thread', () => {
   it('a hostile tenant script burns its limit in a worker, not on the event loop, and denies with the cause', async () => {
-    const isolated = engineWith([scripted('hostile', HOSTILE, 'evil')])
-    const inline = engineWith([scripted('hostile', HOSTILE, 'evil')], { isolation: { isolate: 'none' } })
+    const limits = { maxWallTimeMs: 400 }
+    const isolated = engineWith([scripted('hostile', HOSTILE, 'evil')], { limits })
+    const inline = engineWith([scripted('hostile', HOSTILE, 'evil')], {
+      limits,
+      isolation: { isolate: 'none' },
+    })
     // The first run starts the worker; the second is the steady state.
     await isolated.dispatch(toolPre('evil'))
     const off = await withLoopWatch(() => isolated.dispatch(toolPre('evil')))
     const on = await withLoopWatch(() => inline.dispatch(toolPre('evil')))
     for (const run of [off.result, on.result]) {
       expect(run.decision).toBe('deny')
-      expect(run.reason).toMatch(/wall time limit exceeded \(limit maxWallTimeMs = 1000 ms\)/)
+      expect(run.reason).toMatch(
+        /wall time limit exceeded \(limit maxWallTimeMs = 400 ms\)|ran past its limit of 650 ms/,
+      )
     }
-    // On the main thread the script holds the loop for most of its second; in a worker the
+    // On the main thread the script holds the loop for much of its limit; in a worker the
     // loop keeps ticking (relative, so that a busy machine does not fail it).
-    expect(on.longestGapMs).toBeGreaterThan(200)
+    expect(on.longestGapMs).toBeGreaterThan(100)
     expect(off.longestGapMs).toBeLessThan(on.longestGapMs / 5)
   })
 
@@ -114,7 +120,10 @@ describe('tenant scripts off the main thread', () => {
   })
 
   it('refuses a run past the queue bound, naming the setting', async () => {
-    const engine = engineWith([scripted('hostile', HOSTILE, 'evil')], { isolation: { workers: 1, queue: 0 } })
+    const engine = engineWith([scripted('hostile', HOSTILE, 'evil')], {
+      limits: { maxWallTimeMs: 400 },
+      isolation: { workers: 1, queue: 0 },
+    })
     const [a, b] = await Promise.all([
       engine.dispatch(toolPre('evil')),
       engine.dispatch(toolPre('evil', 's2')),
