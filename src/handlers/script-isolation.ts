@@ -109,7 +109,9 @@ export class ScriptWorkers {
       nice: this.settings.nice,
     })
     const pool = this.pool
-    abort?.(() => pool.cancel(job))
+    abort?.(() => {
+      pool.cancel(job)
+    })
     const timeoutMs = (job.limits.maxWallTimeMs ?? 1000) + WORKER_GRACE_MS
     return (await pool.run({
       message: job,

@@ -128,11 +128,17 @@ export class WorkerPool {
     if (!this.closed && this.slots.length === 0) this.spawn()
   }
 
-  /** Drops a job that still waits for a worker; false when it already runs or ended. */
+  /**
+   * Drops a job that still waits for a worker (its caller gave up on it): it fails with
+   * `failed`. False when it already runs or ended.
+   */
   cancel(message: unknown): boolean {
     const at = this.waiting.findIndex((p) => p.job.message === message)
     if (at < 0) return false
-    this.waiting.splice(at, 1)
+    const [pending] = this.waiting.splice(at, 1)
+    pending?.reject(
+      new PoolError('failed', `the ${this.options.what} run was given up before a worker took it`),
+    )
     return true
   }
 

@@ -113,6 +113,20 @@ describe('worker pool', () => {
     expect(p.stats().replaced).toBe(1)
   })
 
+  it('fails a queued job its caller gave up on, and runs the next', async () => {
+    const p = pool(1, 4)
+    pools.push(p)
+    const running = p.run({ message: { op: 'echo', value: 'first' }, timeoutMs: 5000 })
+    const job = { op: 'echo', value: 'abandoned' }
+    const abandoned = watched(p.run({ message: job, timeoutMs: 5000 }))
+    const after = p.run({ message: { op: 'echo', value: 'after' }, timeoutMs: 5000 })
+    expect(p.cancel(job)).toBe(true)
+    await expect(abandoned).rejects.toThrow(/given up before a worker took it/)
+    await expect(running).resolves.toBe('first')
+    await expect(after).resolves.toBe('after')
+    expect(p.cancel(job)).toBe(false)
+  })
+
   it('fails queued work when closed', async () => {
     const p = pool(1, 4)
     const running = watched(p.run({ message: { op: 'spin' }, timeoutMs: 10_000 }))
