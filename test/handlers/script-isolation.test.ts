@@ -4,9 +4,12 @@
 // tenant's counters and cache, its context and the hooks it may list; the queue bound
 // denies naming the setting.
 
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createEngine, type Engine, type HookDefinition } from '../../src/core/index.js'
 import { createScriptHandler, type ScriptHandlerOptions } from '../../src/handlers/index.js'
+import { createOutboundClient } from '../../src/net/index.js'
 
 /** Burns its whole wall-time limit: each replace works on 5 million characters. */
 const HOSTILE = `
@@ -117,6 +120,52 @@ describe('tenant scripts off the main thread', () => {
     // Another tenant starts from zero and lists its own hook, not acme's.
     expect(note(other)).toBe('runs=1 seen=0 tenant=globex hooks=busy,global-guard')
     expect(second.trace.find((t) => t.id === 'acme/busy')?.logs).toEqual(['busy run 2'])
+  })
+
+  it('a script moved to a worker makes http calls through the main thread, counted once, and keeps to the allowlist', async () => {
+    const seen: string[] = []
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`)
+      res.setHeader('content-type', 'application/json')
+      res.end(JSON.stringify({ verdict: 'deny' }))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    try {
+      const engine = engineWith(
+        [
+          scripted(
+            'remote',
+            `
+def handle(event, payload):
+    n = 0
+    for i in range(300000):
+        n += i % 7
+    metrics.incr("calls")
+    a = http.get("${base}/first")
+    b = http.post("${base}/second", json={"n": n})
+    if payload["name"] == "elsewhere":
+        http.get("http://169.254.169.254/latest/meta-data")
+    return block("remote said %s after %d" % (b["json"]["verdict"], metrics.get("calls")))
+`,
+            'acme',
+          ),
+        ],
+        { httpAllow: ['127.0.0.1'], client: createOutboundClient({ allow: ['127.0.0.1'] }) },
+      )
+      const decision = await engine.dispatch(toolPre('acme'))
+      expect(decision.reason).toBe('remote said deny after 1')
+      expect(seen).toEqual(['GET /first', 'POST /second'])
+      const refused = await engine.dispatch({
+        ...toolPre('acme'),
+        payload: { tool: { name: 'elsewhere', input: {} } },
+      })
+      expect(refused.decision).toBe('deny')
+      expect(refused.reason).toContain('host "169.254.169.254" is not in the script http allowlist')
+      expect(seen).toHaveLength(4)
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
   })
 
   it('refuses a run past the queue bound, naming the setting', async () => {
