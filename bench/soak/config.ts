@@ -6,6 +6,9 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from './warden.js'
 
+/** Failures in the breaker's window that open it (per hook and tenant). */
+export const BREAKER_FAILURES = 5
+
 /** The async audit interval the soak configures; the documented loss window after kill -9. */
 export const ASYNC_INTERVAL_MS = 100
 
@@ -19,7 +22,7 @@ export function writeConfig(
   const hook = join(ROOT, 'bench/soak/faulty-hook.sh')
   const audit = mode === 'sync' ? 'sync' : `{ mode: async, intervalMs: ${ASYNC_INTERVAL_MS} }`
   const config = `# written by the soak
-limits: { chainBudgetMs: 3000, breaker: { failures: 5, windowMs: 30000 } }
+limits: { chainBudgetMs: 3000, breaker: { failures: ${BREAKER_FAILURES}, windowMs: 30000 } }
 audit: ${audit}
 network: { allow: ["127.0.0.1"] }
 hooks:

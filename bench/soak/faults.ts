@@ -11,8 +11,9 @@ import { createServer, type Server } from 'node:http'
 import BetterSqlite3 from 'better-sqlite3'
 import WebSocket from 'ws'
 import { openStore } from '../../src/store/index.js'
+import { BREAKER_FAILURES } from './config.js'
 import type { SoakPostgres } from './postgres.js'
-import type { Answer, Traffic } from './traffic.js'
+import { type Answer, CHECK_TENANT, type Traffic } from './traffic.js'
 import type { WardenProcess } from './warden.js'
 
 /** One line of what a fault checked after it was switched off. */
@@ -94,21 +95,43 @@ export function hookFileText(version: number | 'broken'): string {
   return `---\nevent: tool.pre\nwhen: payload["name"] == "soak_md"\nscript: |\n${body}---\n\n# Soak hook file\n`
 }
 
-/** Sends probes for `tool` until `accept` says yes or `ms` pass; returns the last answer. */
+/**
+ * Sends probes for `tool` (as `tenant`, else the rotation's next) until `accept` says yes
+ * or `ms` pass; returns the last answer.
+ */
 async function probeUntil(
   traffic: Traffic,
   tool: string,
   accept: (answer: Answer) => boolean,
   ms: number,
-): Promise<{ answer: Answer | undefined; ok: boolean; waited: number }> {
+  tenant?: string,
+): Promise<{ answer: Answer | undefined; ok: boolean; waited: number; probes: number }> {
   const start = Date.now()
   let answer: Answer | undefined
+  let probes = 0
   while (Date.now() - start < ms) {
-    answer = await traffic.probe(tool)
-    if (answer && accept(answer)) return { answer, ok: true, waited: Date.now() - start }
+    answer = await traffic.probe(tool, tenant)
+    probes++
+    if (answer && accept(answer)) return { answer, ok: true, waited: Date.now() - start, probes }
     await sleep(100)
   }
-  return { answer, ok: false, waited: Date.now() - start }
+  return { answer, ok: false, waited: Date.now() - start, probes }
+}
+
+const breakerOpen = (a: Answer) => a.decision === 'deny' && /circuit breaker is open/.test(a.message)
+
+/** How a hook fault's own failing calls opened the breaker, by fault name. */
+const trips = new Map<string, { ok: boolean; probes: number; answer: Answer | undefined }>()
+
+/**
+ * While a hook fault is on: calls the hook as {@link CHECK_TENANT} until its breaker opens
+ * for that tenant (breakers count per hook and tenant, and the mixed traffic spreads its
+ * few calls of the hook over four tenants, so it cannot be relied on to open one). It must
+ * open within the configured failures, plus the calls the traffic made meanwhile.
+ */
+async function tripBreaker(ctx: SoakContext, fault: string, tool: string): Promise<void> {
+  const opened = await probeUntil(ctx.traffic, tool, breakerOpen, 15_000, CHECK_TENANT)
+  trips.set(fault, { ok: opened.ok, probes: opened.probes, answer: opened.answer })
 }
 
 /** Re-enables a hook through the management API (`hooks.toggle`), which resets its breaker. */
@@ -138,24 +161,28 @@ async function reenable(url: string, token: string, id: string): Promise<void> {
 }
 
 /**
- * After a hook fault: the breaker must still be open (it stays off until re-enabled), then
- * re-enabling the hook must let calls through again.
+ * After a hook fault: the breaker its failing calls opened for {@link CHECK_TENANT} must
+ * still be open (it stays off until re-enabled), then re-enabling the hook must let that
+ * tenant's calls through again.
  */
 async function breakerCheck(ctx: SoakContext, fault: string, hook: string, tool: string): Promise<void> {
-  const breakerOpen = (a: Answer) => a.decision === 'deny' && /circuit breaker is open/.test(a.message)
-  const stillOpen = await probeUntil(ctx.traffic, tool, breakerOpen, 2000)
+  const trip = trips.get(fault)
+  const stillOpen = await probeUntil(ctx.traffic, tool, breakerOpen, 2000, CHECK_TENANT)
   let recovered = { ok: false, waited: 0, answer: undefined as Answer | undefined }
   let error = ''
   try {
     await reenable(ctx.warden.url, ctx.token, hook)
-    recovered = await probeUntil(ctx.traffic, tool, (a) => a.decision === 'allow', 10_000)
+    recovered = await probeUntil(ctx.traffic, tool, (a) => a.decision === 'allow', 10_000, CHECK_TENANT)
   } catch (cause) {
     error = (cause as Error).message
   }
+  const opened = trip?.ok
+    ? `open at call ${trip.probes} (${BREAKER_FAILURES} failures open it; the next call finds it open)`
+    : `did not open in ${trip?.probes ?? 0} failing calls (${trip?.answer?.message.slice(0, 80)})`
   ctx.checks.push({
     check: `breaker ${fault}`,
-    ok: stillOpen.ok && recovered.ok,
-    detail: `${stillOpen.ok ? 'open after the fault' : `not open after the fault (${stillOpen.answer?.message.slice(0, 80)})`}, ${recovered.ok ? `allows ${recovered.waited} ms after re-enabling` : `still failing after re-enabling ${error || recovered.answer?.message.slice(0, 80)}`}`,
+    ok: (trip?.ok ?? false) && (trip?.probes ?? 0) <= BREAKER_FAILURES + 1 && stillOpen.ok && recovered.ok,
+    detail: `${opened}, ${stillOpen.ok ? 'open after the fault' : `not open after the fault (${stillOpen.answer?.message.slice(0, 80)})`}, ${recovered.ok ? `allows ${recovered.waited} ms after re-enabling` : `still failing after re-enabling ${error || recovered.answer?.message.slice(0, 80)}`}`,
   })
 }
 
@@ -220,6 +247,7 @@ function commandFault(mode: 'hang' | 'crash' | 'garbage' | 'signal'): Fault {
     applies: () => true,
     async start(ctx) {
       writeFileSync(ctx.modeFile, mode)
+      await tripBreaker(ctx, `hook-${mode}`, 'soak_cmd')
     },
     async stop(ctx) {
       writeFileSync(ctx.modeFile, 'ok')
@@ -248,7 +276,10 @@ export const FAULTS: Fault[] = [
     target: 'soak_web',
     cause: /hook "soak-web" failed closed/,
     applies: () => true,
-    start: (ctx) => ctx.webhook.down(),
+    async start(ctx) {
+      await ctx.webhook.down()
+      await tripBreaker(ctx, 'webhook-down', 'soak_web')
+    },
     async stop(ctx) {
       await ctx.webhook.up()
       await breakerCheck(ctx, 'webhook-down', 'soak-web', 'soak_web')

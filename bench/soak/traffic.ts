@@ -12,6 +12,8 @@ import { ROOT } from './warden.js'
 /** A request that got no answer and no connection error within this long counts as hung. */
 export const HANG_MS = 20_000
 const TENANTS = ['t0', 't1', 't2', 't3']
+/** The tenant the fault checks call as (a breaker counts failures per hook and tenant). */
+export const CHECK_TENANT = 't0'
 /** Tools the faults aim at: each picked for this share of tool calls. */
 export const FAULT_TOOLS = ['soak_cmd', 'soak_web', 'soak_md'] as const
 type Json = Record<string, unknown>
@@ -167,17 +169,25 @@ export class Traffic {
     return this.send(this.nextBody())
   }
 
-  /** Sends a tool call for `tool` (a probe); resolves with the decision, if one came. */
-  async probe(tool: string): Promise<Answer | undefined> {
+  /**
+   * Sends a tool call for `tool` (a probe), as `tenant` when given (else the next tenant of
+   * the rotation); resolves with the decision, if one came.
+   */
+  async probe(tool: string, tenant?: string): Promise<Answer | undefined> {
     let got: Answer | undefined
-    await this.send(JSON.stringify({ ...toolCall(tool, ++this.n), id: `p${this.n}` }), (a) => {
-      got = a
-    })
+    const body = JSON.stringify({ ...toolCall(tool, ++this.n), id: `p${this.n}` })
+    await this.send(
+      body,
+      (a) => {
+        got = a
+      },
+      tenant,
+    )
     return got
   }
 
-  /** Sends a body for a tenant; resolves when it is over. */
-  async send(body: string, onAnswer?: (answer: Answer) => void): Promise<void> {
+  /** Sends a body as `tenant` (default: the next of the rotation); resolves when it is over. */
+  async send(body: string, onAnswer?: (answer: Answer) => void, as?: string): Promise<void> {
     if (this.outstanding >= this.maxOutstanding) {
       this.stats.shed++
       return
@@ -185,7 +195,7 @@ export class Traffic {
     this.outstanding++
     this.stats.sent++
     const sentAt = Date.now()
-    const tenant = TENANTS[this.n % TENANTS.length] as string
+    const tenant = as ?? (TENANTS[this.n % TENANTS.length] as string)
     try {
       const response = await this.pool.request({
         path: '/aos',

@@ -23,8 +23,33 @@ export const MAX_LOGGED_TURNS = 1_000
 /** Most log lines kept per turn. */
 export const MAX_TURN_LOG_LINES = 200
 
+/** The part of a Map a staged run reads. */
+export interface MapView<V> {
+  get(key: string): V | undefined
+  has(key: string): boolean
+  readonly size: number
+  keys(): Iterable<string>
+}
+
+/** The writes of one run, as plain data (a script worker sends them back to be committed). */
+export interface WriteSet {
+  /** Increments of counters. */
+  deltas: [string, number][]
+  /** Gauges set (absolute values). */
+  values: [string, number][]
+  /** Cache entries written. */
+  cache: [string, Json][]
+}
+
+/** Where a staged run reads counters and cache entries, and where its writes go on commit. */
+export interface StateSource {
+  metrics(tenant: string): MapView<number>
+  cache(run: string): MapView<Json>
+  apply(tenant: string, run: string, writes: WriteSet): void
+}
+
 /** Counters, caches and per-turn logs of one script handler, each kept per tenant. */
-export class ScriptState {
+export class ScriptState implements StateSource {
   private readonly metricsByTenant = new Map<string, Map<string, number>>()
   private readonly caches = new Map<string, Map<string, Json>>()
   private readonly turnLogs = new Map<string, string[]>()
@@ -58,6 +83,17 @@ export class ScriptState {
   cache(run: string): Map<string, Json> {
     return recent(this.caches, run, MAX_CACHED_RUNS)
   }
+
+  /** Commits the writes of a run of `tenant` (counters) and `run` (cache). */
+  apply(tenant: string, run: string, writes: WriteSet): void {
+    const metrics = this.metrics(tenant)
+    for (const [name, delta] of writes.deltas) metrics.set(name, (metrics.get(name) ?? 0) + delta)
+    for (const [name, value] of writes.values) metrics.set(name, value)
+    if (writes.cache.length > 0) {
+      const cache = this.cache(run)
+      for (const [key, value] of writes.cache) cache.set(key, value)
+    }
+  }
 }
 
 /** The map under a key, created when missing and moved last; past `max` the oldest goes. */
@@ -84,15 +120,15 @@ export class StagedWrites {
   private readonly metricValues = new Map<string, number>()
   private readonly cacheWrites = new Map<string, Json>()
   /** The tenant's counters. */
-  private readonly metrics: Map<string, number>
+  private readonly metrics: MapView<number>
 
   /**
    * @param tenant the tenant whose counters the run sees ('' for events without one)
    * @param run the run's cache key, from {@link runKey}
    */
   constructor(
-    private readonly state: ScriptState,
-    tenant: string,
+    private readonly state: StateSource,
+    private readonly tenant: string,
     private readonly run: string,
   ) {
     this.metrics = state.metrics(tenant)
@@ -168,16 +204,15 @@ export class StagedWrites {
     this.cacheWrites.set(key, value)
   }
 
+  /** The staged writes as plain data. */
+  writes(): WriteSet {
+    return { deltas: [...this.metricDeltas], values: [...this.metricValues], cache: [...this.cacheWrites] }
+  }
+
   /** Applies the staged writes. */
   commit(): void {
-    for (const [name, delta] of this.metricDeltas) {
-      this.metrics.set(name, (this.metrics.get(name) ?? 0) + delta)
-    }
-    for (const [name, value] of this.metricValues) this.metrics.set(name, value)
-    if (this.cacheWrites.size > 0) {
-      const cache = this.state.cache(this.run)
-      for (const [key, value] of this.cacheWrites) cache.set(key, value)
-    }
+    if (this.metricDeltas.size === 0 && this.metricValues.size === 0 && this.cacheWrites.size === 0) return
+    this.state.apply(this.tenant, this.run, this.writes())
   }
 }
 

@@ -114,6 +114,11 @@ export function withHooksViewer<T>(who: HooksViewer | undefined, work: () => T):
   return who === undefined ? work() : viewer.run(who, work)
 }
 
+/** The tenant whose hooks alone a run under {@link withHooksViewer} may list (undefined: no viewer). */
+export function hooksViewerTenant(): string | undefined {
+  return viewer.getStore()?.tenant
+}
+
 /**
  * The loaded hooks a script may read (`hooks.list()`, AI Harness's meta-policy view): the
  * global hooks and those of the caller's tenant, in run order, as fresh copies. Only what a
@@ -122,9 +127,12 @@ export function withHooksViewer<T>(who: HooksViewer | undefined, work: () => T):
  * header, secret or script text of another hook reaches the script. Under
  * {@link withHooksViewer}, only the viewer's own tenant's hooks are listed.
  */
-export function loadedHooksView(hooks: readonly HookSpec[], tenant: string): JsonObject[] {
+export function loadedHooksView(
+  hooks: readonly HookSpec[],
+  tenant: string,
+  only: string | undefined = hooksViewerTenant(),
+): JsonObject[] {
   const listed: JsonObject[] = []
-  const only = viewer.getStore()?.tenant
   for (const hook of hooks) {
     const owner = hook.scope.tenant ?? ''
     if (owner !== '' && owner !== tenant) continue

@@ -226,6 +226,11 @@ const configSchema = z
           .optional(),
         maxSteps: z.number().int().positive().optional(),
         maxWallTimeMs: z.number().int().positive().optional(),
+        isolate: z.enum(['tenant', 'all', 'none'], { error: 'must be tenant, all or none' }).optional(),
+        workers: z.number().int().min(1).max(64).optional(),
+        queue: z.number().int().min(0).max(100_000).optional(),
+        sliceMs: z.number().int().min(1).max(1000).optional(),
+        workerNice: z.number().int().min(0).max(19).optional(),
       })
       .strict()
       .optional(),

@@ -20,6 +20,7 @@ import {
   guardianHandler,
   guardiansHandler,
   judgeSettings,
+  type ScriptHandlerOptions,
   type TokenLedger,
 } from '../handlers/index.js'
 import { createOutboundClient, networkOptions } from '../net/index.js'
@@ -111,6 +112,8 @@ export function buildHandlers(
   }
   // script: Starlark hook files; profile-action: the declarative actions of agent.json profiles.
   const scriptOptions = scriptHandlerOptions(_config, client)
+  const isolation = scriptIsolationOptions(_config)
+  if (isolation) scriptOptions.isolation = isolation
   if (options.loadedHooks) scriptOptions.loadedHooks = options.loadedHooks
   handlers.push(createScriptHandler(scriptOptions))
   handlers.push(
@@ -192,4 +195,18 @@ function locatedHookError(error: unknown, config: WardenConfig | undefined): unk
   const index = name === undefined ? -1 : written.findIndex((hook) => hook?.name === name)
   const where = index >= 0 ? config.where(['hooks', index]) : undefined
   return where ? new WardenError(error.code, `${where}: ${error.message}`, error.details) : error
+}
+
+/** Where tenant scripts run, from `scripts:` (isolate, workers, queue, sliceMs, workerNice), when any is set. */
+function scriptIsolationOptions(config: WardenConfig | undefined): ScriptHandlerOptions['isolation'] {
+  const section = (config?.raw.scripts ?? {}) as Record<string, unknown>
+  const isolation: NonNullable<ScriptHandlerOptions['isolation']> = {}
+  if (section.isolate === 'tenant' || section.isolate === 'all' || section.isolate === 'none')
+    isolation.isolate = section.isolate
+  for (const key of ['workers', 'queue', 'sliceMs'] as const) {
+    const value = section[key]
+    if (typeof value === 'number') isolation[key] = value
+  }
+  if (typeof section.workerNice === 'number') isolation.nice = section.workerNice
+  return Object.keys(isolation).length > 0 ? isolation : undefined
 }

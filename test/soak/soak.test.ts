@@ -36,10 +36,14 @@ beforeAll(() => {
   const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 180_000,
+    // a busy machine compiles slowly: 180 s were once not enough
+    timeout: 400_000,
   })
-  if (build.status !== 0) throw new Error(`building dist/ failed: ${build.stdout}${build.stderr}`)
-}, 200_000)
+  if (build.status !== 0)
+    throw new Error(
+      `building dist/ failed (${build.error?.message ?? `exit ${build.status}`}): ${build.stdout}${build.stderr}`,
+    )
+}, 420_000)
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true })

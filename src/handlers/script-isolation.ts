@@ -1,0 +1,189 @@
+// Where a tenant's Starlark hook runs, so that it never holds the event loop for more than
+// a small slice: each run starts on the main thread with the slice as its wall-time limit
+// (most scripts end in microseconds); a run that reaches the slice is dropped, unseen, and
+// run again from the start in a worker thread under the hook's full limits, and the hook's
+// later runs go to a worker straight away. Runs are deterministic and their writes staged,
+// so the run again is the same run. The workers are a bounded pool (size, queue bound);
+// one that runs past its limit is stopped and replaced, and the hook denies with the cause.
+
+import { createRequire } from 'node:module'
+import { availableParallelism } from 'node:os'
+import { pathToFileURL } from 'node:url'
+import { type MessagePort, Worker } from 'node:worker_threads'
+import type { HookSpec, JsonObject } from '../core/index.js'
+import { type PoolWorkerData, WorkerPool } from '../worker-pool/index.js'
+import type { HostOp, ScriptJob, ScriptJobResult } from './script-job.js'
+import type { ScriptState } from './script-state.js'
+
+/** Which script hooks may be moved off the main thread. */
+export type IsolateMode = 'tenant' | 'all' | 'none'
+
+/** Settings of script isolation (`scripts:` in warden.yaml). */
+export interface ScriptIsolation {
+  /** `tenant` (default): hooks scoped to a tenant; `all`: global hooks too; `none`: every run on the main thread. */
+  isolate: IsolateMode
+  /** Most worker threads (default: the cores less one, from 1 to 4). */
+  workers: number
+  /** Most runs waiting for a worker (default 64); past it a run is refused, naming the bound. */
+  queue: number
+  /**
+   * Milliseconds a run may hold the main thread before it moves to a worker (default 5). A
+   * hook whose wall-time limit is no longer than this always runs on the main thread.
+   */
+  sliceMs: number
+  /**
+   * Niceness of the worker threads on Linux (default 19, the lowest priority): on busy
+   * cores the main thread, which answers every tenant, comes before any tenant's script.
+   */
+  nice: number
+}
+
+/** Extra milliseconds past its wall-time limit a worker run gets before its worker is stopped. */
+export const WORKER_GRACE_MS = 250
+
+/** The default isolation settings on this machine. */
+export function defaultIsolation(): ScriptIsolation {
+  return {
+    isolate: 'tenant',
+    workers: Math.max(1, Math.min(4, availableParallelism() - 1)),
+    queue: 64,
+    sliceMs: 5,
+    nice: 19,
+  }
+}
+
+/** Whether a hook's runs may move to a worker under `mode`. */
+export function isolates(mode: IsolateMode, hook: Pick<HookSpec, 'scope'>): boolean {
+  return mode === 'all' || (mode === 'tenant' && hook.scope.tenant !== undefined)
+}
+
+const HERE = import.meta.url
+/** Run from TypeScript source (tests, `tsx`): the worker registers the same loader. */
+const FROM_SOURCE = HERE.endsWith('.ts')
+const ENTRY = new URL(FROM_SOURCE ? './script-worker.ts' : './script-worker.js', HERE)
+/** Heap a script worker may use, in MB: past it the worker stops and the run denies. */
+const WORKER_HEAP_MB = 128
+
+/** Starts one script worker thread. */
+function startScriptWorker(workerData: PoolWorkerData, transferList: MessagePort[]): Worker {
+  const options = { workerData, transferList, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } }
+  if (!FROM_SOURCE) return new Worker(ENTRY, options)
+  const tsx = createRequire(HERE)
+    .resolve('tsx/package.json')
+    .replace(/package\.json$/, 'dist/esm/api/index.mjs')
+  const boot = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((m) => { m.register(); return import(${JSON.stringify(ENTRY.href)}) })`
+  return new Worker(boot, { ...options, eval: true, execArgv: [] })
+}
+
+/** What a run's host calls may reach: its own tenant's counters and cache, the hooks it may list. */
+export interface RunScope {
+  shared: ScriptState
+  tenant: string
+  /** The run's cache key (tenant and session). */
+  run: string
+  hooks(): JsonObject[]
+  checkUrl(url: string): string | undefined
+}
+
+/** The script workers of one handler (started when first needed). */
+export class ScriptWorkers {
+  private pool: WorkerPool | undefined
+
+  constructor(readonly settings: ScriptIsolation) {}
+
+  /**
+   * Runs a job in a worker; its host calls are answered within `scope` only.
+   * @throws PoolError when the queue is full, the run passed its limit or its worker crashed.
+   */
+  async run(
+    job: ScriptJob,
+    scope: RunScope,
+    abort?: (listener: () => void) => void,
+  ): Promise<ScriptJobResult> {
+    this.pool ??= new WorkerPool({
+      start: startScriptWorker,
+      size: this.settings.workers,
+      queue: this.settings.queue,
+      setting: 'scripts',
+      what: 'script',
+      nice: this.settings.nice,
+    })
+    const pool = this.pool
+    abort?.(() => {
+      pool.cancel(job)
+    })
+    const timeoutMs = (job.limits.maxWallTimeMs ?? 1000) + WORKER_GRACE_MS
+    return (await pool.run({
+      message: job,
+      timeoutMs,
+      host: (op, args) => answerHostCall(op as HostOp, args, scope),
+    })) as ScriptJobResult
+  }
+
+  /** Starts a worker in the background, for a hook whose runs may move to one. */
+  warm(): void {
+    this.started().warm()
+  }
+
+  private started(): WorkerPool {
+    this.pool ??= new WorkerPool({
+      start: startScriptWorker,
+      size: this.settings.workers,
+      queue: this.settings.queue,
+      setting: 'scripts',
+      what: 'script',
+      nice: this.settings.nice,
+    })
+    return this.pool
+  }
+
+  /** The pool's counts (zeros before the first worker run). */
+  stats(): { workers: number; busy: number; queued: number; replaced: number } {
+    return this.pool?.stats() ?? { workers: 0, busy: 0, queued: 0, replaced: 0 }
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool
+    this.pool = undefined
+    await pool?.close()
+  }
+}
+
+/** A map's entry as `[value]`, or `[]` when it has none (a stored null stays apart from none). */
+function found<V>(map: Map<string, V>, key: string): V[] {
+  return map.has(key) ? [map.get(key) as V] : []
+}
+
+function keyArg(args: unknown[], op: string): string {
+  const key = args[0]
+  if (typeof key !== 'string') throw new Error(`${op}: the key must be a string`)
+  return key
+}
+
+/** Answers a worker's host call for the run's own tenant and cache, whatever the worker asks. */
+function answerHostCall(op: HostOp, args: unknown[], scope: RunScope): unknown {
+  switch (op) {
+    case 'metrics.get':
+      return found(scope.shared.metrics(scope.tenant), keyArg(args, op))
+    case 'metrics.has':
+      return scope.shared.metrics(scope.tenant).has(keyArg(args, op))
+    case 'metrics.size':
+      return scope.shared.metrics(scope.tenant).size
+    case 'metrics.keys':
+      return [...scope.shared.metrics(scope.tenant).keys()]
+    case 'cache.get':
+      return found(scope.shared.cache(scope.run), keyArg(args, op))
+    case 'cache.has':
+      return scope.shared.cache(scope.run).has(keyArg(args, op))
+    case 'cache.size':
+      return scope.shared.cache(scope.run).size
+    case 'cache.keys':
+      return [...scope.shared.cache(scope.run).keys()]
+    case 'hooks.list':
+      return scope.hooks()
+    case 'http.check':
+      return scope.checkUrl(keyArg(args, op)) ?? null
+    default:
+      throw new Error(`unknown host call ${JSON.stringify(op)}`)
+  }
+}
