@@ -5,9 +5,9 @@
 
 import { type Attributes, type Span, type SpanContext, type Tracer, trace } from '@opentelemetry/api'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { AcsRequest } from '../../src/protocols/acs/envelope.js'
+import type { AcsRequest } from '../../src/protocols/acs/core/index.js'
 import { acsRequest, clientHello } from '../../src/protocols/acs/index.js'
-import { createTraceEmitter, traceEmission } from '../../src/protocols/acs/trace.js'
+import { createTraceEmitter, traceEmission } from '../../src/protocols/acs/profiles/index.js'
 import { type AcsGuardian, KEY, startAcs } from './helper.js'
 
 interface Recorded {

@@ -3,9 +3,15 @@
 // memory that is full refuses rather than forget an id still in the window. On a memory
 // ledger the check is synchronous (nothing to wait for); on a database ledger it is awaited.
 
-import type { AcsRequest } from './envelope.js'
-import { ACS_ERRORS, AcsError } from './errors.js'
-import { type AcsLedger, ReplayMemoryFull, syncFormOf, tenantKey } from './ledger.js'
+import type { AcsRequest } from '../core/index.js'
+import {
+  ACS_ERRORS,
+  AcsError,
+  type AcsLedger,
+  ReplayMemoryFull,
+  syncFormOf,
+  tenantKey,
+} from '../core/index.js'
 
 /** Checks a request's id and nonce; undefined when done, a promise when the ledger is remote. */
 export type ReplayCheck = (request: AcsRequest) => Promise<void> | undefined

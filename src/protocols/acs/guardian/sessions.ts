@@ -3,12 +3,10 @@
 // change a session another party opened. Hook requests are checked against their own
 // session's handshake only (CAPABILITY_NOT_NEGOTIATED otherwise).
 
-import type { Engine, JsonObject } from '../../core/index.js'
-import type { AcsRequest } from './envelope.js'
-import { ACS_ERRORS, AcsError } from './errors.js'
+import type { Engine, JsonObject } from '../../../core/index.js'
+import type { AcsRequest } from '../core/index.js'
+import { ACS_ERRORS, AcsError, jcsWithout, tenantKey } from '../core/index.js'
 import { type AcsTransport, clientHelloOf, type Negotiated, serverHello } from './handshake.js'
-import { jcsWithout } from './jcs.js'
-import { tenantKey } from './ledger.js'
 import type { AcsSettings } from './settings.js'
 import type { SignatureCheck } from './signatures.js'
 

@@ -6,9 +6,9 @@
 // delays the answer (a failure is swallowed, an unrecorded span costs one no-op call).
 
 import { type Attributes, SpanKind, type Tracer, trace } from '@opentelemetry/api'
-import type { Json, JsonObject } from '../../core/index.js'
+import type { Json, JsonObject } from '../../../core/index.js'
+import type { AcsRequest } from '../core/index.js'
 import type { AcsTraceSettings } from './approver-settings.js'
-import type { AcsRequest } from './envelope.js'
 
 /** The span name of each `steps/*` hook (trace/events.md). */
 const SPAN_NAMES: Record<string, string> = {

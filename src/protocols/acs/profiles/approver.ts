@@ -7,9 +7,11 @@
 // request: method, capability and arguments by canonical hash), single hop (no `ask`), what
 // the approver may grant, and `strict` sessions' limits.
 
-import type { JsonObject } from '../../core/index.js'
-import type { AcsApprover, AcsIntentSettings } from './approver-settings.js'
+import type { JsonObject } from '../../../core/index.js'
+import type { AcsRequest } from '../core/index.js'
 import {
+  ACS_ERRORS,
+  AcsError,
   canonicalJson,
   deriveSessionKey,
   HMAC_ALGORITHM,
@@ -17,9 +19,8 @@ import {
   type KeyDerivation,
   sha256Hex,
   signedInput,
-} from './crypto.js'
-import type { AcsRequest } from './envelope.js'
-import { ACS_ERRORS, AcsError } from './errors.js'
+} from '../core/index.js'
+import type { AcsApprover, AcsIntentSettings } from './approver-settings.js'
 import { capabilityList, covers, type IntentExtension, type ScopeMode } from './intent.js'
 
 /** An ASK raised for a request outside the Intent, awaiting its approver's answer. */

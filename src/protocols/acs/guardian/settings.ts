@@ -3,25 +3,28 @@
 // posture and deferral bounds. Validated here; secrets are opened but never echoed.
 
 import { z } from 'zod'
-import { errorMessage, formatZodError, WardenError } from '../../core/index.js'
+import { errorMessage, formatZodError, WardenError } from '../../../core/index.js'
 import {
-  ASYMMETRIC_ALGORITHMS,
-  type SigningKey,
-  signingKey,
-  type VerifyingKey,
-  verifyingKey,
-} from './algorithms.js'
+  DEFAULT_KEY_DERIVATION,
+  KEY_FORMS,
+  type KeyDerivation,
+  keyBytes,
+  type SecretOpener,
+} from '../core/index.js'
 import {
   type AcsApprover,
   type AcsIntentSettings,
   type AcsTraceSettings,
+  ASYMMETRIC_ALGORITHMS,
   approverSchema,
   intentSettingsSchema,
   openApprovers,
+  type SigningKey,
+  signingKey,
   traceSettingsSchema,
-} from './approver-settings.js'
-import { DEFAULT_KEY_DERIVATION, type KeyDerivation } from './crypto.js'
-import { KEY_FORMS, keyBytes, type SecretOpener } from './key-material.js'
+  type VerifyingKey,
+  verifyingKey,
+} from '../profiles/index.js'
 
 export type { SecretOpener }
 

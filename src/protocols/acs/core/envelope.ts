@@ -2,7 +2,7 @@
 // JSON-RPC 2.0 with `params.acs_version`, `request_id` (UUID), `timestamp` (ISO 8601),
 // `metadata.{agent_id, session_id}`, a `payload` object, optional `nonce` and `signature`.
 
-import type { JsonObject } from '../../core/index.js'
+import type { JsonObject } from '../../../core/index.js'
 import { ACS_ERRORS, AcsError } from './errors.js'
 import { sameMajor } from './version.js'
 

@@ -5,34 +5,40 @@
 // canonicalized once per request (signature check and request hash), and a response's JSON
 // text is the canonical form it was signed over, kept for `replyText`.
 
-import type { Approver, Engine, EventName, JsonObject, OnCallerGone } from '../../core/index.js'
-import { decodeBody, errorResponse, type RpcError } from '../aos/index.js'
-import { sha256Hex, signEnvelopeWith } from './crypto.js'
-import { decisionResult, deferReason } from './decisions.js'
-import { type AcsRequest, checkEnvelope, checkShell } from './envelope.js'
-import { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
-import type { AcsTransport } from './handshake.js'
-import { appendAfter, createIbac, type IbacStep } from './ibac.js'
-import { jcsWithout } from './jcs.js'
+import type { Approver, Engine, EventName, JsonObject, OnCallerGone } from '../../../core/index.js'
+import { decodeBody, errorResponse, type RpcError } from '../../aos/index.js'
 import {
+  ACS_ERRORS,
+  ACS_VERSION,
+  AcsError,
   type AcsLedger,
+  type AcsRequest,
+  acsErrorResponse,
+  acsMethod,
+  checkEnvelope,
+  checkShell,
   createChainAppender,
   createMemoryLedger,
+  decisionResult,
+  deferReason,
   isoAt,
+  jcsWithout,
   type SessionRef,
   type StepRecord,
+  sha256Hex,
+  signEnvelopeWith,
   syncFormOf,
   tenantKey,
-} from './ledger.js'
-import { acsMethod } from './methods.js'
+} from '../core/index.js'
+import { createTraceEmitter } from '../profiles/index.js'
+import type { AcsTransport } from './handshake.js'
+import { appendAfter, createIbac, type IbacStep } from './ibac.js'
 import { type AnswerCorrection, boundedLedger, LedgerUnavailable, postureAnswer } from './outage.js'
 import { createReplayCheck } from './replay.js'
 import { timestampCheck } from './request-checks.js'
 import { createHandshakes, rememberBounded, tenantOf } from './sessions.js'
 import { type AcsSettings, settingsWith } from './settings.js'
 import { createSignatureCheck } from './signatures.js'
-import { createTraceEmitter } from './trace.js'
-import { ACS_VERSION } from './version.js'
 
 /** Settings of the ACS service; every one but the engine has a default. */
 export interface AcsServiceOptions {

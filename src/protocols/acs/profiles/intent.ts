@@ -3,9 +3,8 @@
 // capability a request exercises; whether `Intent.parsed` (with an approver's extensions,
 // §9.1) covers it; and the view of the Intent hooks get as `context.intent`.
 
-import type { Json, JsonObject } from '../../core/index.js'
-import { canonicalJson } from './crypto.js'
-import { ACS_ERRORS, AcsError } from './errors.js'
+import type { Json, JsonObject } from '../../../core/index.js'
+import { ACS_ERRORS, AcsError, canonicalJson } from '../core/index.js'
 
 /** How a request outside `Intent.parsed` is answered. */
 export type ScopeMode = 'strict' | 'ask' | 'permissive'

@@ -3,15 +3,21 @@
 // (methods evaluated, timeouts, failure posture, skew window, algorithms, profiles), and the
 // refusals the spec names (UNSUPPORTED_VERSION, PROVENANCE_REQUIRED, SESSION_REFUSED).
 
-import type { Engine, JsonObject } from '../../core/index.js'
-import { lookupEventName } from '../../core/index.js'
-import { HKDF_INFO, HMAC_ALGORITHM } from './crypto.js'
-import { ACS_ERRORS, AcsError } from './errors.js'
-import { acsMethod, STEP_NAMES } from './methods.js'
+import type { Engine, JsonObject } from '../../../core/index.js'
+import { lookupEventName } from '../../../core/index.js'
+import {
+  ACS_ERRORS,
+  ACS_VERSION,
+  AcsError,
+  acsMethod,
+  HKDF_INFO,
+  HMAC_ALGORITHM,
+  STEP_NAMES,
+  sameMajor,
+} from '../core/index.js'
+import { traceEmission } from '../profiles/index.js'
 import type { AcsSettings } from './settings.js'
 import { verifiedAlgorithms } from './signatures.js'
-import { traceEmission } from './trace.js'
-import { ACS_VERSION, sameMajor } from './version.js'
 
 /** The ACS version Warden speaks. */
 /** The transports an ACS Guardian serves (§3). */

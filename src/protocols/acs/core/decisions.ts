@@ -3,7 +3,7 @@
 // rewritten message), the §9.2 ASK substitution, DEFER from hooks that answer "not yet",
 // `reason_codes`, `policy_references` and `metadata.evaluator`.
 
-import type { Decision, Json, JsonObject } from '../../core/index.js'
+import type { Decision, Json, JsonObject } from '../../../core/index.js'
 
 /** Settings of {@link decisionResult}. */
 export interface DecisionSettings {

@@ -3,7 +3,7 @@
 // mapping turns the ACS payload into the event payload hooks see, and a hook's modified
 // event payload back into the ACS payload, so one hook serves AOS, ACS and the rest.
 
-import type { Json, JsonObject } from '../../core/index.js'
+import type { Json, JsonObject } from '../../../core/index.js'
 import { ACS_ERRORS, AcsError } from './errors.js'
 
 /** How one ACS method maps onto an event. */

@@ -3,18 +3,19 @@
 // handshake/hello alike): a current key_id, HMAC-SHA256 over the canonical envelope without
 // its signature, compared in constant time. Refusals are SIGNATURE_INVALID (-32004).
 
-import type { JsonObject } from '../../core/index.js'
-import { isAsymmetric } from './algorithms.js'
+import type { JsonObject } from '../../../core/index.js'
 import {
+  ACS_ERRORS,
+  AcsError,
   deriveSessionKey,
   type EnvelopeSigner,
   HMAC_ALGORITHM,
   hmacMatches,
   hmacSha256,
+  jcsWithout,
   requestSignedInput,
-} from './crypto.js'
-import { ACS_ERRORS, AcsError } from './errors.js'
-import { jcsWithout } from './jcs.js'
+} from '../core/index.js'
+import { isAsymmetric } from '../profiles/index.js'
 import type { AcsKey, AcsSettings } from './settings.js'
 
 /** Most per-session keys kept derived (HKDF costs more than the HMAC it keys). */

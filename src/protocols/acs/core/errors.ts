@@ -1,7 +1,7 @@
 // The ACS error registry (§17.1) and the JSON-RPC errors ACS answers, each with a message
 // that says what to fix and the machine-readable `data.reason` the spec asks for.
 
-import type { JsonObject } from '../../core/index.js'
+import type { JsonObject } from '../../../core/index.js'
 
 /** JSON-RPC and ACS error codes (§17, §17.1). */
 export const ACS_ERRORS = {

@@ -5,7 +5,7 @@
 // field and the forms accepted, never the material.
 
 import { readFileSync, statSync } from 'node:fs'
-import { WardenError } from '../../core/index.js'
+import { WardenError } from '../../../core/index.js'
 
 /** Opens sealed values (the secret store's box): as text, and as bytes where it can. */
 export interface SecretOpener {

@@ -2,8 +2,8 @@
 // timestamp window (§10.3), refusing with the ACS error that says what to fix. The request
 // signature (§10) is checked in ./signatures.ts, which keeps the session keys.
 
-import type { AcsRequest } from './envelope.js'
-import { ACS_ERRORS, AcsError } from './errors.js'
+import type { AcsRequest } from '../core/index.js'
+import { ACS_ERRORS, AcsError } from '../core/index.js'
 import type { AcsSettings } from './settings.js'
 
 /** §10.3: the request's timestamp within the skew window of the Guardian's clock. */

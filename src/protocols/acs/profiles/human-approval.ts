@@ -4,8 +4,8 @@
 // approval is a `this_request` grant by that person; a rejection, an edit (an Intent grant
 // has nothing to edit), a timeout or a failing approver refuse the request.
 
-import type { Approver, CheckedEvent, OnCallerGone } from '../../core/index.js'
-import { errorMessage } from '../../core/index.js'
+import type { Approver, CheckedEvent, OnCallerGone } from '../../../core/index.js'
+import { errorMessage } from '../../../core/index.js'
 import type { ApprovalOutcome } from './approver.js'
 
 /** What the held request is, for the approver. */

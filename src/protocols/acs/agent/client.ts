@@ -3,17 +3,17 @@
 // Guardian's signed response.
 
 import { randomBytes, randomUUID } from 'node:crypto'
-import type { JsonObject } from '../../core/index.js'
-import type { VerifyingKey } from './algorithms.js'
+import type { JsonObject } from '../../../core/index.js'
 import {
+  ACS_VERSION,
   deriveSessionKey,
   type EnvelopeSigner,
   hmacMatches,
   signEnvelopeWith,
   signedInput,
   signMessage,
-} from './crypto.js'
-import { ACS_VERSION } from './version.js'
+} from '../core/index.js'
+import type { VerifyingKey } from '../profiles/index.js'
 
 /** A key the client signs with. */
 export interface ClientKey {

@@ -6,11 +6,11 @@
 // with the cause, or under `onDecisionFailure: proceed` allows, recorded with reason code
 // `decision_failure` and the cause.
 
-import type { HandlerConfig, HookCall, HookExecutor, HookSpec, Verdict } from '../../core/index.js'
-import { errorMessage, WardenError } from '../../core/index.js'
-import type { OutboundClient } from '../../net/index.js'
-import { type AsymmetricAlgorithm, isAsymmetric, signingKey, verifyingKey } from './algorithms.js'
-import { decodeKey } from './key-material.js'
+import type { HandlerConfig, HookCall, HookExecutor, HookSpec, Verdict } from '../../../core/index.js'
+import { errorMessage, WardenError } from '../../../core/index.js'
+import type { OutboundClient } from '../../../net/index.js'
+import { decodeKey } from '../core/index.js'
+import { type AsymmetricAlgorithm, isAsymmetric, signingKey, verifyingKey } from '../profiles/index.js'
 import { type AcsAnswer, createAcsRemote, type RemoteAcsGuardian } from './remote.js'
 
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024

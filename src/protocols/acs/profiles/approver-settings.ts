@@ -5,9 +5,9 @@
 // ACS-Trace events are emitted. Secrets are opened here and never echoed.
 
 import { z } from 'zod'
-import { WardenError } from '../../core/index.js'
+import { WardenError } from '../../../core/index.js'
+import { KEY_FORMS, keyBytes, type SecretOpener } from '../core/index.js'
 import type { ScopeMode } from './intent.js'
-import { KEY_FORMS, keyBytes, type SecretOpener } from './key-material.js'
 
 /** `acs.intent`. */
 export const intentSettingsSchema = z

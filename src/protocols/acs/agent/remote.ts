@@ -7,10 +7,10 @@
 // else is a decision failure, thrown with its cause for the handler's posture to apply.
 
 import { randomUUID } from 'node:crypto'
-import type { CheckedEvent, Json, JsonObject } from '../../core/index.js'
-import type { VerifyingKey } from './algorithms.js'
+import type { CheckedEvent, Json, JsonObject } from '../../../core/index.js'
+import type { EnvelopeSigner } from '../core/index.js'
+import type { VerifyingKey } from '../profiles/index.js'
 import { acsRequest, type ClientKey, clientHello, responseSigned, responseVerifies } from './client.js'
-import type { EnvelopeSigner } from './crypto.js'
 
 /** How a remote Guardian is reached and trusted. */
 export interface RemoteAcsGuardian {

@@ -5,10 +5,9 @@
 // then proceeds, as its posture says). A decision already made and recorded is corrected
 // to the answer given, so the audit trail says what the caller was told.
 
-import type { JsonObject } from '../../core/index.js'
-import { errorMessage } from '../../core/index.js'
-import { ACS_ERRORS, AcsError } from './errors.js'
-import { type AcsLedger, ReplayMemoryFull, syncFormOf } from './ledger.js'
+import type { JsonObject } from '../../../core/index.js'
+import { errorMessage } from '../../../core/index.js'
+import { ACS_ERRORS, AcsError, type AcsLedger, ReplayMemoryFull, syncFormOf } from '../core/index.js'
 import type { AcsSettings } from './settings.js'
 
 /** The ledger did not answer in time, or failed: the request cannot be checked or chained. */

@@ -6,15 +6,16 @@
 // hooks' answer, marked). What is written to the chain: the Intent established, a refused
 // change, and each granted `intent_extension` as its own ContextEntry (§9.1).
 
-import type { Approver, JsonObject } from '../../core/index.js'
-import { createApprovals } from './approver.js'
-import { sha256Hex } from './crypto.js'
-import type { AcsRequest } from './envelope.js'
-import { askHuman, type HumanHold } from './human-approval.js'
+import type { Approver, JsonObject } from '../../../core/index.js'
+import type { AcsRequest, ChainAppender, SessionRef, StepRecord } from '../core/index.js'
+import { sha256Hex } from '../core/index.js'
 import {
+  askHuman,
   covers,
+  createApprovals,
   createIntentRegistry,
   grantedCapabilities,
+  type HumanHold,
   type IntentExtension,
   intentCanonical,
   intentOf,
@@ -22,8 +23,7 @@ import {
   requestedCapability,
   type SessionIntent,
   UNDETERMINED_CAPABILITY,
-} from './intent.js'
-import type { ChainAppender, SessionRef, StepRecord } from './ledger.js'
+} from '../profiles/index.js'
 import type { AnswerCorrection } from './outage.js'
 import type { AcsSettings } from './settings.js'
 
