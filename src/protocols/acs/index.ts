@@ -21,13 +21,19 @@ export {
 export type {
   AcsLedger,
   AcsRequest,
+  AcsSessionState,
   AcsSignature,
   ChainEntry,
   EnvelopeSigner,
+  ExtensionRecord,
+  HandshakeRecord,
   KeyDerivation,
   MemoryLedgerOptions,
+  MemorySessionStateOptions,
+  PendingAskRecord,
   SecretOpener,
   SessionRef,
+  SessionSnapshot,
   StepRecord,
 } from './core/index.js'
 export {
@@ -41,6 +47,7 @@ export {
   composedCanonical,
   createChainAppender,
   createMemoryLedger,
+  createMemorySessionState,
   DEFAULT_KEY_DERIVATION,
   decisionResult,
   decodeKey,

@@ -34,7 +34,6 @@ export type {
   ChainAppender,
   ChainEntry,
   MemoryLedgerOptions,
-  SessionRef,
   StepRecord,
 } from './ledger.js'
 export {
@@ -42,10 +41,19 @@ export {
   createMemoryLedger,
   isoAt,
   ReplayMemoryFull,
-  refKey,
   syncFormOf,
-  tenantKey,
 } from './ledger.js'
 export { ACS_METHODS, acsMethod, STEP_NAMES } from './methods.js'
+export type { SessionRef } from './session-ref.js'
+export { refKey, tenantKey } from './session-ref.js'
+export type {
+  AcsSessionState,
+  ExtensionRecord,
+  HandshakeRecord,
+  MemorySessionStateOptions,
+  PendingAskRecord,
+  SessionSnapshot,
+} from './session-state.js'
+export { createMemorySessionState } from './session-state.js'
 export { verifyChain } from './verify.js'
 export { ACS_VERSION, sameMajor } from './version.js'

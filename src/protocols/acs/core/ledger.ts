@@ -6,22 +6,8 @@
 
 import { randomUUID } from 'node:crypto'
 import { entryHash } from './crypto.js'
-
-/** One tenant's session: what every ACS structure is keyed by. */
-export interface SessionRef {
-  /** The tenant ('' for a Guardian without tenants). */
-  tenant: string
-  session: string
-}
-
-/** The key of a tenant's session state (length-prefixed, so no two tenants' keys meet). */
-export function tenantKey(tenant: string | undefined, key: string): string {
-  const name = tenant ?? ''
-  return `${name.length}:${name}${key}`
-}
-
-/** The map key of a session reference. */
-export const refKey = (ref: SessionRef): string => tenantKey(ref.tenant, ref.session)
+import { refKey, type SessionRef } from './session-ref.js'
+import { type AcsSessionState, createMemorySessionState } from './session-state.js'
 
 /** A ContextEntry as hashed and stored (§8.1). */
 export interface ChainEntry {
@@ -57,6 +43,11 @@ export interface AcsLedger {
   append(ref: SessionRef, entry: ChainEntry): Promise<boolean>
   /** Every entry of a session, oldest first. */
   entries(ref: SessionRef): Promise<ChainEntry[]>
+  /**
+   * The sessions' handshakes, Intents, pending ASKs and deferral counts, kept with the chains
+   * (on a database, shared by every instance). Without it, the service keeps them in memory.
+   */
+  readonly sessions?: AcsSessionState
 }
 
 /**
@@ -149,6 +140,7 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): AcsLedger
     head: async (ref) => sync.head(ref),
     append: async (ref, entry) => sync.append(ref, entry),
     entries: async (ref) => [...(chains.get(refKey(ref)) ?? [])],
+    sessions: createMemorySessionState({ maxSessions }),
   }
   SYNC_FORMS.set(ledger, sync)
   return ledger

@@ -4,18 +4,27 @@
 // the hooks, a request outside `Intent.parsed` is answered per the session's `scope_mode`
 // (strict: deny; ask: ASK naming an approver, or §9.2's deny without one; permissive: the
 // hooks' answer, marked). What is written to the chain: the Intent established, a refused
-// change, and each granted `intent_extension` as its own ContextEntry (§9.1).
+// change, and each granted `intent_extension` as its own ContextEntry (§9.1). The Intents,
+// their extensions and the ASKs awaiting an answer live in the session state.
 
 import type { Approver, JsonObject } from '../../../core/index.js'
-import type { AcsRequest, ChainAppender, SessionRef, StepRecord } from '../core/index.js'
+import type {
+  AcsRequest,
+  AcsSessionState,
+  ChainAppender,
+  SessionRef,
+  SessionSnapshot,
+  StepRecord,
+} from '../core/index.js'
 import { sha256Hex } from '../core/index.js'
 import {
+  type AcsApprover,
   askHuman,
   covers,
   createApprovals,
-  createIntentRegistry,
   grantedCapabilities,
   type HumanHold,
+  type Intent,
   type IntentExtension,
   intentCanonical,
   intentOf,
@@ -29,7 +38,7 @@ import type { AcsSettings } from './settings.js'
 
 /** What IBAC found for one step before the hooks ran. */
 export interface IbacStep {
-  key: string
+  ref: SessionRef
   session: SessionIntent | undefined
   capability: string | undefined
   /** `context.intent` for the hooks. */
@@ -40,6 +49,8 @@ export interface IbacStep {
   granted?: IntentExtension
   /** The request is to be put to the human approver (no other may grant it). */
   hold?: { capability: string; reason: string }
+  /** An ASK to remember for `approver`, whose `ask_details` the answer carries. */
+  raise?: { capability: string; approver: AcsApprover }
   /** Fields added to the step's own chain entry. */
   entryFields: JsonObject
 }
@@ -48,9 +59,15 @@ export interface IbacStep {
 export interface Ibac {
   /**
    * Sets `context.intent` for the hooks when the session has an Intent.
+   * @param session the session's state as loaded for this request.
    * @throws AcsError -32602 for a malformed Intent.
    */
-  before(request: AcsRequest, key: string, context: JsonObject): IbacStep
+  before(
+    request: AcsRequest,
+    ref: SessionRef,
+    session: SessionSnapshot,
+    context: JsonObject,
+  ): Promise<IbacStep>
   /**
    * Applies the Intent to the hooks' result (in place); when that makes a deny of what the
    * audit recorded otherwise, `correct` is told (the audit record is set to the deny).
@@ -68,7 +85,24 @@ export interface Ibac {
   /** The chain entry of a granted extension (written before the step's own). */
   extensionEntry(step: IbacStep): JsonObject | undefined
   /** Keeps a session-scoped extension once the step is chained. */
-  commit(step: IbacStep): void
+  commit(step: IbacStep): Promise<void> | undefined
+}
+
+/** The Intents of kept records (each record read once). */
+const INTENTS = new WeakMap<object, SessionIntent>()
+
+/** A session's Intent from its kept record: the established Intent and the extensions since. */
+function sessionIntentOf(record: NonNullable<SessionSnapshot['intent']>): SessionIntent {
+  let session = INTENTS.get(record)
+  if (!session) {
+    session = {
+      intent: JSON.parse(record.canonical) as Intent,
+      canonical: record.canonical,
+      extensions: record.extensions as unknown as IntentExtension[],
+    }
+    INTENTS.set(record, session)
+  }
+  return session
 }
 
 const ESTABLISHING = new Set(['steps/sessionStart', 'steps/agentTrigger'])
@@ -92,21 +126,38 @@ function closestMatch(capabilities: readonly string[], capability: string): stri
  * Creates IBAC for a Guardian: its Intent settings and approvers, and the human approver (the
  * management plane's) when there is one. ASKs and held requests wait `deferTimeoutMs`.
  */
-export function createIbac(acs: AcsSettings, now: () => number, human?: Approver): Ibac {
+export function createIbac(
+  acs: AcsSettings,
+  now: () => number,
+  state: AcsSessionState,
+  human?: Approver,
+): Ibac {
   const settings = acs.intent
-  const approvals = createApprovals({ ...acs, timeoutMs: acs.deferTimeoutMs, now })
-  const registry = createIntentRegistry()
+  const approvals = createApprovals({ ...acs, timeoutMs: acs.deferTimeoutMs, now, state })
 
-  function before(request: AcsRequest, key: string, context: JsonObject): IbacStep {
-    let session = registry.get(key)
-    const step: IbacStep = { key, session, capability: undefined, view: undefined, entryFields: {} }
+  async function before(
+    request: AcsRequest,
+    ref: SessionRef,
+    snapshot: SessionSnapshot,
+    context: JsonObject,
+  ): Promise<IbacStep> {
+    let session = snapshot.intent && sessionIntentOf(snapshot.intent)
+    const step: IbacStep = { ref, session, capability: undefined, view: undefined, entryFields: {} }
     if (ESTABLISHING.has(request.method)) {
       const offered = intentOf(request.payload, settings.defaultScopeMode)
+      let established = false
       if (offered && !session) {
-        session = registry.establish(key, offered)
+        // Another instance may establish this session's Intent meanwhile: the first one kept wins.
+        const canonical = intentCanonical(offered)
+        const kept = await state.establishIntent(ref, canonical)
+        established = kept === canonical
+        session = established
+          ? { intent: offered, canonical, extensions: [] }
+          : sessionIntentOf({ canonical: kept, extensions: [] })
         step.session = session
-        step.entryFields.intent = JSON.parse(session.canonical) as JsonObject
-      } else if (offered && session && intentCanonical(offered) !== session.canonical) {
+        if (established) step.entryFields.intent = JSON.parse(canonical) as JsonObject
+      }
+      if (offered && session && !established && intentCanonical(offered) !== session.canonical) {
         step.refusal = {
           codes: ['intent_immutable'],
           reasoning:
@@ -119,7 +170,7 @@ export function createIbac(acs: AcsSettings, now: () => number, human?: Approver
     if (session.intent.parsed !== undefined)
       step.capability = requestedCapability(request.method, request.payload)
     if (request.params.approval !== undefined && !step.refusal) {
-      const outcome = approvals.verify(key, request, step.capability, session.intent.scope_mode)
+      const outcome = await approvals.verify(ref, request, step.capability, session.intent.scope_mode)
       if ('refused' in outcome) step.refusal = outcome.refused
       else step.granted = outcome.granted
     }
@@ -143,6 +194,13 @@ export function createIbac(acs: AcsSettings, now: () => number, human?: Approver
       if (recorded !== 'deny')
         correct({ decision: 'deny', reason, reasonCode: result.reason_codes as string[] })
       return 'deny'
+    }
+    const raise = step.raise
+    if (raise) {
+      return approvals.raise(step.ref, request, raise.capability, raise.approver).then((details) => {
+        result.ask_details = details
+        return finish(refused)
+      })
     }
     if (refused !== undefined || !step.hold || !human || !hold) return finish(refused)
     const { capability, reason } = step.hold
@@ -202,7 +260,7 @@ export function createIbac(acs: AcsSettings, now: () => number, human?: Approver
       result.decision = 'ask'
       result.reasoning = `${outside}; approver "${approver.id}" may extend it`
       result.reason_codes = ['ibac_intent_mismatch']
-      result.ask_details = approvals.raise(step.key, request, capability, approver)
+      step.raise = { capability, approver }
       delete result.modifications
       delete result.defer_details
       return undefined
@@ -246,8 +304,9 @@ export function createIbac(acs: AcsSettings, now: () => number, human?: Approver
     }
   }
 
-  function commit(step: IbacStep): void {
-    if (step.granted?.scope === 'session') registry.extend(step.key, step.granted)
+  function commit(step: IbacStep): Promise<void> | undefined {
+    if (step.granted?.scope !== 'session') return undefined
+    return state.extendIntent(step.ref, step.granted as unknown as Record<string, unknown>)
   }
 
   return { before, after, extensionEntry, commit }

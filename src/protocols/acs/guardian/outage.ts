@@ -7,7 +7,14 @@
 
 import type { JsonObject } from '../../../core/index.js'
 import { errorMessage } from '../../../core/index.js'
-import { ACS_ERRORS, AcsError, type AcsLedger, ReplayMemoryFull, syncFormOf } from '../core/index.js'
+import {
+  ACS_ERRORS,
+  AcsError,
+  type AcsLedger,
+  type AcsSessionState,
+  ReplayMemoryFull,
+  syncFormOf,
+} from '../core/index.js'
 import type { AcsSettings } from './settings.js'
 
 /** The ledger did not answer in time, or failed: the request cannot be checked or chained. */
@@ -77,6 +84,23 @@ export function boundedLedger(ledger: AcsLedger, timeoutMs: number): AcsLedger {
     head: (ref) => bounded('session chain', db, timeoutMs, () => ledger.head(ref)),
     append: (ref, entry) => bounded('session chain', db, timeoutMs, () => ledger.append(ref, entry)),
     entries: (ref) => bounded('session chain', db, timeoutMs, () => ledger.entries(ref)),
+    ...(ledger.sessions ? { sessions: boundedSessions(ledger.sessions, db, timeoutMs) } : {}),
+  }
+}
+
+/** Session state with every call bounded by `timeoutMs`, as {@link boundedLedger}'s calls. */
+function boundedSessions(state: AcsSessionState, db: string | undefined, timeoutMs: number): AcsSessionState {
+  const within = <T>(call: () => Promise<T>) => bounded('session state', db, timeoutMs, call)
+  return {
+    ...(db ? { database: db } : {}),
+    load: (ref) => within(() => state.load(ref)),
+    claimHandshake: (ref, record) => within(() => state.claimHandshake(ref, record)),
+    establishIntent: (ref, canonical) => within(() => state.establishIntent(ref, canonical)),
+    extendIntent: (ref, extension) => within(() => state.extendIntent(ref, extension)),
+    countDeferral: (ref) => within(() => state.countDeferral(ref)),
+    raiseAsk: (ref, stepId, ask) => within(() => state.raiseAsk(ref, stepId, ask)),
+    pendingAsk: (ref, stepId) => within(() => state.pendingAsk(ref, stepId)),
+    takeAsk: (ref, stepId) => within(() => state.takeAsk(ref, stepId)),
   }
 }
 

@@ -19,24 +19,25 @@ import {
   checkShell,
   createChainAppender,
   createMemoryLedger,
+  createMemorySessionState,
   decisionResult,
   deferReason,
   isoAt,
   jcsWithout,
   type SessionRef,
+  type SessionSnapshot,
   type StepRecord,
   sha256Hex,
   signEnvelopeWith,
   syncFormOf,
-  tenantKey,
 } from '../core/index.js'
 import { createTraceEmitter } from '../profiles/index.js'
 import type { AcsTransport } from './handshake.js'
 import { appendAfter, createIbac, type IbacStep } from './ibac.js'
 import { type AnswerCorrection, boundedLedger, LedgerUnavailable, postureAnswer } from './outage.js'
 import { createReplayCheck } from './replay.js'
-import { timestampCheck } from './request-checks.js'
-import { createHandshakes, rememberBounded, tenantOf } from './sessions.js'
+import { batchRefusal, pingResult, timestampCheck } from './request-checks.js'
+import { createHandshakes, tenantOf } from './sessions.js'
 import { type AcsSettings, settingsWith } from './settings.js'
 import { createSignatureCheck } from './signatures.js'
 
@@ -91,9 +92,6 @@ export interface AcsService {
   readonly ledger: AcsLedger
 }
 
-/** Most sessions whose deferral count is kept. */
-const MAX_SESSIONS = 10_000
-
 /** Creates the ACS service over an engine. */
 export function createAcsService(options: AcsServiceOptions): AcsService {
   const { engine } = options
@@ -107,11 +105,13 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
   const maxDepth = options.maxDepth ?? 64
   const version = options.version ?? '0.1.0'
   const transport = options.transport ?? 'http'
-  const deferrals = new Map<string, number>()
   const texts = new WeakMap<JsonObject, string>()
+  // Handshakes, Intents, pending ASKs and deferral counts: with the ledger's chains (on a
+  // database, shared by the cluster), else in this process's memory.
+  const state = ledger.sessions ?? createMemorySessionState()
   const signatures = createSignatureCheck(settings, now)
-  const handshakes = createHandshakes(engine, settings, transport, signatures)
-  const ibac = createIbac(settings, now, options.approver)
+  const handshakes = createHandshakes(engine, settings, transport, signatures, state)
+  const ibac = createIbac(settings, now, state, options.approver)
   const traceStep = createTraceEmitter(settings.trace)
 
   const checkTimestamp = (request: AcsRequest) => timestampCheck(request, settings, now())
@@ -122,10 +122,14 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
 
   const appendEntry = createChainAppender(ledger, now)
 
-  async function evaluate(request: AcsRequest, caller: AcsCaller): Promise<JsonObject> {
+  async function evaluate(
+    request: AcsRequest,
+    ref: SessionRef,
+    session: SessionSnapshot,
+    caller: AcsCaller,
+  ): Promise<JsonObject> {
     const { mapping, event } = acsMethod(request.method, request.payload)
     const tenant = request.tenant
-    const ref: SessionRef = { tenant: tenant ?? '', session: request.sessionId }
     if (request.chainHash !== undefined && !mapping.denyEligible) {
       // §8.6, §17.1: a hook that cannot be denied (sessionEnd) cannot carry the deny form of
       // a chain mismatch, so it gets the error form, before anything is evaluated or chained.
@@ -145,7 +149,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       requestId: request.requestId,
     }
     if (tenant !== undefined) context.tenantId = tenant
-    const intent = ibac.before(request, tenantKey(tenant, request.sessionId), context)
+    const intent = await ibac.before(request, ref, session, context)
     const metadata = request.params.metadata as JsonObject
     if (typeof metadata.turn_id === 'string') context.turnId = metadata.turn_id
     const decision = await engine.dispatch(
@@ -172,30 +176,27 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
         ? mapping.toPayload(request.payload, decision.payload)
         : undefined
     const deferred = deferReason(decision) !== undefined
-    const deferralKey = tenantKey(tenant, request.sessionId)
-    const used = deferrals.get(deferralKey) ?? 0
     const result = decisionResult(decision, request.payload, after, {
       evaluatorVersion: version,
       deferTimeoutMs: settings.deferTimeoutMs,
       denyEligible: mapping.denyEligible,
-      deferralsExhausted: used >= settings.maxDeferralsPerSession,
+      deferralsExhausted: session.deferrals >= settings.maxDeferralsPerSession,
     })
-    if (deferred && result.decision === 'defer')
-      rememberBounded(deferrals, deferralKey, used + 1, MAX_SESSIONS)
     const hold = { decisionId: decision.id, event: { event: event as EventName, payload, context } }
-    const chainedAs = await ibac.after(
-      intent,
-      request,
-      result,
-      mapping.denyEligible,
-      recorded,
-      (answer) => options.onAnswerChanged?.({ id: decision.id, ...answer }),
-      caller.onCallerGone ? { ...hold, onCallerGone: caller.onCallerGone } : hold,
-    )
     try {
+      if (deferred && result.decision === 'defer') await state.countDeferral(ref)
+      const chainedAs = await ibac.after(
+        intent,
+        request,
+        result,
+        mapping.denyEligible,
+        recorded,
+        (answer) => options.onAnswerChanged?.({ id: decision.id, ...answer }),
+        caller.onCallerGone ? { ...hold, onCallerGone: caller.onCallerGone } : hold,
+      )
       const appended = chained(ref, request, result, decision.id, chainedAs, intent)
       if (appended) await appended
-      if (result.decision !== 'deny') ibac.commit(intent)
+      if (result.decision !== 'deny') await ibac.commit(intent)
     } catch (error) {
       if (error instanceof LedgerUnavailable) error.decisionId = decision.id
       throw error
@@ -306,27 +307,25 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     const meta = shell.params.metadata as JsonObject | undefined
     const sessionId = typeof meta?.session_id === 'string' ? meta.session_id : undefined
     if (shell.method === 'system/ping') {
-      // §13: always allow, never an ACS error, no signature needed, not chained.
-      const echo =
-        typeof (shell.params.payload as JsonObject | undefined)?.echo === 'string'
-          ? (shell.params.payload as JsonObject).echo
-          : undefined
-      const payload: JsonObject = { status: 'ok', server_timestamp: new Date(now()).toISOString() }
-      if (echo !== undefined) payload.echo = echo
-      // Signed only for a ping that was signed and verifies: an anonymous caller gets no
-      // signature of the session key over an answer it chose (the echo).
+      // §13: always allow, never an ACS error, no signature needed, not chained. Signed only
+      // for a ping that was signed and verifies: an anonymous caller gets no signature of the
+      // session key over an answer it chose (the echo).
       return respond(
         {
           id: shell.id,
           ...(sessionId && signatures.signedAndValid(sessionId, message as JsonObject) ? { sessionId } : {}),
         },
-        { type: 'final', decision: 'allow', payload },
+        pingResult(shell.params, now()),
       )
     }
     let checked: AcsRequest | undefined
     try {
       if (shell.method === 'handshake/hello') {
-        const hello = handshakes.accept(message as JsonObject, shell.params, tenantOf(shell.params, caller))
+        const hello = await handshakes.accept(
+          message as JsonObject,
+          shell.params,
+          tenantOf(shell.params, caller),
+        )
         const selected = hello.selected_signature_algorithm
         return respond(
           {
@@ -340,7 +339,9 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       const request = checkEnvelope(shell)
       checked = request
       request.tenant = tenantOf(request.params, caller)
-      const negotiated = handshakes.check(request, request.tenant)
+      const ref: SessionRef = { tenant: request.tenant ?? '', session: request.sessionId }
+      const session = await state.load(ref)
+      const negotiated = handshakes.check(request, session)
       if (negotiated?.answerAlgorithm) request.answerAlgorithm = negotiated.answerAlgorithm
       checkTimestamp(request)
       const canonicalParams = jcsWithout(request.params, 'signature')
@@ -348,10 +349,17 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       signatures.verify(request.sessionId, message as JsonObject, canonicalParams)
       const replay = checkReplay(request)
       if (replay) await replay
-      return respond(request, await evaluate(request, caller))
+      return respond(request, await evaluate(request, ref, session, caller))
     } catch (error) {
       if (error instanceof AcsError) return acsErrorResponse(shell.id, error)
       if (error instanceof LedgerUnavailable && checked) return ledgerFailed(shell.id, checked, error)
+      if (error instanceof LedgerUnavailable) {
+        // A hello whose session state could not be kept: nothing was decided or chained.
+        return acsErrorResponse(
+          shell.id,
+          new AcsError(ACS_ERRORS.internal, `${error.message}; the handshake was not kept: send it again`),
+        )
+      }
       options.onInternalError?.(error)
       return acsErrorResponse(
         shell.id,
@@ -362,20 +370,8 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
 
   async function handle(body: unknown, caller: AcsCaller = {}): Promise<AcsReply> {
     if (!Array.isArray(body)) return one(body, caller)
-    if (body.length === 0)
-      return acsErrorResponse(
-        null,
-        new AcsError(ACS_ERRORS.invalidRequest, 'an empty batch; send at least one request'),
-      )
-    if (body.length > maxBatch) {
-      return acsErrorResponse(
-        null,
-        new AcsError(
-          ACS_ERRORS.invalidRequest,
-          `a batch of ${body.length} requests is over the limit of ${maxBatch}`,
-        ),
-      )
-    }
+    const refused = batchRefusal(body, maxBatch)
+    if (refused) return acsErrorResponse(null, refused)
     // §3: each request in a batch is evaluated independently, in declared order.
     const replies: JsonObject[] = []
     for (const message of body) replies.push(await one(message, caller))

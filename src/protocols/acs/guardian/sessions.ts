@@ -1,17 +1,15 @@
 // The sessions a Guardian has negotiated (§4): one `handshake/hello` opens one session of one
 // tenant, verified like any request, and v0.1 has no renegotiation (§4.1), so no hello can
 // change a session another party opened. Hook requests are checked against their own
-// session's handshake only (CAPABILITY_NOT_NEGOTIATED otherwise).
+// session's handshake only (CAPABILITY_NOT_NEGOTIATED otherwise). The handshakes are kept in
+// the session state (on a database, every instance sees every session's handshake).
 
 import type { Engine, JsonObject } from '../../../core/index.js'
-import type { AcsRequest } from '../core/index.js'
-import { ACS_ERRORS, AcsError, jcsWithout, tenantKey } from '../core/index.js'
+import type { AcsRequest, AcsSessionState, HandshakeRecord, SessionSnapshot } from '../core/index.js'
+import { ACS_ERRORS, AcsError, jcsWithout } from '../core/index.js'
 import { type AcsTransport, clientHelloOf, type Negotiated, serverHello } from './handshake.js'
 import type { AcsSettings } from './settings.js'
 import type { SignatureCheck } from './signatures.js'
-
-/** Most sessions whose handshake is kept (oldest dropped first; such a session re-handshakes). */
-const MAX_HANDSHAKES = 10_000
 
 /**
  * The tenant a request acts for: the caller's (a token's), else the `tenant_id` it names.
@@ -28,16 +26,6 @@ export function tenantOf(params: JsonObject, caller: { tenant?: string }): strin
   return caller.tenant ?? named
 }
 
-/** Sets `key` in `map` as its newest entry, dropping the oldest past `max` entries. */
-export function rememberBounded<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
-  map.delete(key)
-  map.set(key, value)
-  if (map.size > max) {
-    const oldest = map.keys().next().value
-    if (oldest !== undefined) map.delete(oldest)
-  }
-}
-
 /** The negotiated sessions of one Guardian. */
 export interface Handshakes {
   /**
@@ -45,12 +33,26 @@ export interface Handshakes {
    * @throws AcsError -32602 without metadata.session_id, -32004 for a missing or forged
    * signature, -32000 for a hello that would renegotiate, and the refusals of serverHello.
    */
-  accept(message: JsonObject, params: JsonObject, tenant: string | undefined): JsonObject
+  accept(message: JsonObject, params: JsonObject, tenant: string | undefined): Promise<JsonObject>
   /**
+   * @param session the request's session state, as loaded for this request.
    * @returns the session's negotiated terms (undefined without a handshake, when none is required).
    * @throws AcsError -32003 when the request's session did not negotiate its method.
    */
-  check(request: AcsRequest, tenant: string | undefined): Negotiated | undefined
+  check(request: AcsRequest, session: SessionSnapshot): Negotiated | undefined
+}
+
+/** The negotiated terms of a kept handshake (each record read once into its Set). */
+const NEGOTIATED = new WeakMap<HandshakeRecord, Negotiated>()
+
+function negotiatedOf(record: HandshakeRecord): Negotiated {
+  let negotiated = NEGOTIATED.get(record)
+  if (!negotiated) {
+    negotiated = { methods: record.methods ? new Set(record.methods) : undefined, terms: record.terms }
+    if (record.answerAlgorithm !== undefined) negotiated.answerAlgorithm = record.answerAlgorithm
+    NEGOTIATED.set(record, negotiated)
+  }
+  return negotiated
 }
 
 /** Creates the handshake registry of a Guardian. */
@@ -59,10 +61,13 @@ export function createHandshakes(
   settings: AcsSettings,
   transport: AcsTransport,
   signatures: SignatureCheck,
+  state: AcsSessionState,
 ): Handshakes {
-  const negotiatedSessions = new Map<string, Negotiated>()
-
-  function accept(message: JsonObject, params: JsonObject, tenant: string | undefined): JsonObject {
+  async function accept(
+    message: JsonObject,
+    params: JsonObject,
+    tenant: string | undefined,
+  ): Promise<JsonObject> {
     const meta = params.metadata
     const sessionId =
       typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? meta.session_id : undefined
@@ -74,27 +79,24 @@ export function createHandshakes(
     }
     signatures.verify(sessionId, message, jcsWithout(params, 'signature'))
     const { hello, negotiated } = serverHello(clientHelloOf(params), engine, settings, transport)
-    const key = tenantKey(tenant, sessionId)
-    const before = negotiatedSessions.get(key)
-    if (before && before.terms !== negotiated.terms) {
+    const record: HandshakeRecord = {
+      methods: negotiated.methods ? [...negotiated.methods] : null,
+      terms: negotiated.terms,
+    }
+    if (negotiated.answerAlgorithm !== undefined) record.answerAlgorithm = negotiated.answerAlgorithm
+    const kept = await state.claimHandshake({ tenant: tenant ?? '', session: sessionId }, record)
+    if (kept.terms !== negotiated.terms) {
       throw new AcsError(
         ACS_ERRORS.sessionRefused,
         `session ${JSON.stringify(sessionId).slice(0, 80)} is already negotiated with other terms; ACS v0.1 has no renegotiation: start a new session`,
         { reason: 'session_already_negotiated' },
       )
     }
-    if (!before) {
-      negotiatedSessions.set(key, negotiated)
-      if (negotiatedSessions.size > MAX_HANDSHAKES) {
-        const oldest = negotiatedSessions.keys().next().value
-        if (oldest !== undefined) negotiatedSessions.delete(oldest)
-      }
-    }
     return hello
   }
 
-  function check(request: AcsRequest, tenant: string | undefined): Negotiated | undefined {
-    const negotiated = negotiatedSessions.get(tenantKey(tenant, request.sessionId))
+  function check(request: AcsRequest, session: SessionSnapshot): Negotiated | undefined {
+    const negotiated = session.handshake && negotiatedOf(session.handshake)
     if (!negotiated) {
       if (!settings.requireHandshake) return undefined
       throw new AcsError(

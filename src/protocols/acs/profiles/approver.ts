@@ -8,7 +8,7 @@
 // the approver may grant, and `strict` sessions' limits.
 
 import type { JsonObject } from '../../../core/index.js'
-import type { AcsRequest } from '../core/index.js'
+import type { AcsRequest, AcsSessionState, PendingAskRecord, SessionRef } from '../core/index.js'
 import {
   ACS_ERRORS,
   AcsError,
@@ -23,17 +23,8 @@ import {
 import type { AcsApprover, AcsIntentSettings } from './approver-settings.js'
 import { capabilityList, covers, type IntentExtension, type ScopeMode } from './intent.js'
 
-/** An ASK raised for a request outside the Intent, awaiting its approver's answer. */
-interface PendingAsk {
-  method: string
-  capability: string
-  /** The agent whose step raised the ASK: only it may re-send the step with the answer. */
-  agentId: string
-  /** The canonical hash of the request asked about (method, capability, payload). */
-  requestHash: string
-  approver: AcsApprover
-  expiresAt: number
-}
+/** An ASK awaiting its approver's answer, with the approver it names. */
+type PendingAsk = PendingAskRecord & { approver: AcsApprover }
 
 /** What an approver's answer amounts to. */
 export type ApprovalOutcome =
@@ -46,14 +37,16 @@ export interface Approvals {
   extensible(capability: string, mode: ScopeMode): boolean
   /** The approver a new ASK for `capability` names, if one may grant it. */
   approverFor(capability: string, mode: ScopeMode): AcsApprover | undefined
-  /** Remembers an ASK (key: tenant and session) and gives its `ask_details`. */
-  raise(key: string, request: AcsRequest, capability: string, approver: AcsApprover): JsonObject
+  /** Remembers an ASK of the tenant's session and gives its `ask_details`. */
+  raise(ref: SessionRef, request: AcsRequest, capability: string, approver: AcsApprover): Promise<JsonObject>
   /** Verifies the approver's answer a re-sent step carries in `params.approval`. */
-  verify(key: string, request: AcsRequest, capability: string | undefined, mode: ScopeMode): ApprovalOutcome
+  verify(
+    ref: SessionRef,
+    request: AcsRequest,
+    capability: string | undefined,
+    mode: ScopeMode,
+  ): Promise<ApprovalOutcome>
 }
-
-/** Most ASKs awaiting an answer at once (oldest dropped first). */
-const MAX_PENDING = 10_000
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -78,9 +71,10 @@ export function createApprovals(options: {
   /** How long an ASK waits for its approver's answer, in ms. */
   timeoutMs: number
   now: () => number
+  /** Where the ASKs awaiting an answer are kept (shared by a cluster's instances on a database). */
+  state: AcsSessionState
 }): Approvals {
-  const pending = new Map<string, PendingAsk>()
-  const { approvers, intent, now } = options
+  const { approvers, intent, now, state } = options
 
   function allowedUnder(mode: ScopeMode, capability: string): boolean {
     return mode !== 'strict' || covers(intent.strictExtensible, capability)
@@ -91,19 +85,20 @@ export function createApprovals(options: {
     return approvers.find((a) => a.grants === undefined || covers(a.grants, capability))
   }
 
-  function raise(key: string, request: AcsRequest, capability: string, approver: AcsApprover): JsonObject {
-    pending.set(`${key}\u0000${request.requestId}`, {
+  async function raise(
+    ref: SessionRef,
+    request: AcsRequest,
+    capability: string,
+    approver: AcsApprover,
+  ): Promise<JsonObject> {
+    await state.raiseAsk(ref, request.requestId, {
       method: request.method,
       capability,
       agentId: request.agentId,
       requestHash: approvedRequestHash(request, capability),
-      approver,
+      approverId: approver.id,
       expiresAt: now() + options.timeoutMs,
     })
-    if (pending.size > MAX_PENDING) {
-      const oldest = pending.keys().next().value
-      if (oldest !== undefined) pending.delete(oldest)
-    }
     return {
       approver: { type: approver.type, id: approver.id, endpoint: approver.endpoint },
       requested_capabilities: [capability],
@@ -113,12 +108,19 @@ export function createApprovals(options: {
     }
   }
 
-  function verify(
-    key: string,
+  /** The ASK `askedId` of the session with the approver it names, while that approver is configured. */
+  async function pendingAsk(ref: SessionRef, askedId: string): Promise<PendingAsk | undefined> {
+    const record = askedId === '' ? undefined : await state.pendingAsk(ref, askedId)
+    const approver = record && approvers.find((a) => a.id === record.approverId)
+    return record && approver ? { ...record, approver } : undefined
+  }
+
+  async function verify(
+    ref: SessionRef,
     request: AcsRequest,
     capability: string | undefined,
     mode: ScopeMode,
-  ): ApprovalOutcome {
+  ): Promise<ApprovalOutcome> {
     const answer = request.params.approval
     const result = isObject(answer) ? answer.result : undefined
     if (!isObject(answer) || !isObject(result)) {
@@ -128,7 +130,7 @@ export function createApprovals(options: {
       )
     }
     const askedId = typeof result.request_id === 'string' ? result.request_id.toLowerCase() : ''
-    const ask = pending.get(`${key}\u0000${askedId}`)
+    const ask = await pendingAsk(ref, askedId)
     if (!ask) {
       return refused(
         'approval_unknown',
@@ -159,7 +161,12 @@ export function createApprovals(options: {
         `params.approval is not signed by approver "${ask.approver.id}" (the approver the ASK named) for this session`,
       )
     }
-    pending.delete(`${key}\u0000${askedId}`)
+    if (!(await state.takeAsk(ref, askedId))) {
+      return refused(
+        'approval_unknown',
+        `params.approval answers request ${JSON.stringify(askedId).slice(0, 60)}, whose answer was used meanwhile (each answer is used once)`,
+      )
+    }
     if (ask.expiresAt < now())
       return refused('approval_expired', 'the approver answered after the ASK expired')
     if (
