@@ -73,7 +73,7 @@ export function acsSessionsOn(db: Db, now: () => number = Date.now): AcsSessionS
       .execute()
   }
 
-  async function valueOf(ref: SessionRef, name: string): Promise<string | undefined> {
+  async function keptValue(ref: SessionRef, name: string): Promise<string | undefined> {
     const row = await db
       .selectFrom('acs_session_state')
       .select('value')
@@ -88,7 +88,7 @@ export function acsSessionsOn(db: Db, now: () => number = Date.now): AcsSessionS
   /** Keeps `value` under `name` unless one is kept: the value kept. */
   async function claim(ref: SessionRef, name: string, value: string): Promise<string> {
     await insertOnce(ref, name, value, now() + SESSION_STATE_TTL_MS)
-    return (await valueOf(ref, name)) ?? value
+    return (await keptValue(ref, name)) ?? value
   }
 
   async function load(ref: SessionRef): Promise<SessionSnapshot> {
@@ -153,7 +153,7 @@ export function acsSessionsOn(db: Db, now: () => number = Date.now): AcsSessionS
       await insertOnce(ref, `${ASK}${stepId}`, JSON.stringify(ask), ask.expiresAt + ASK_GRACE_MS)
     },
     async pendingAsk(ref, stepId) {
-      const value = await valueOf(ref, `${ASK}${stepId}`)
+      const value = await keptValue(ref, `${ASK}${stepId}`)
       return value === undefined ? undefined : (JSON.parse(value) as PendingAskRecord)
     },
     async takeAsk(ref, stepId) {
