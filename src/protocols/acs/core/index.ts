@@ -28,7 +28,7 @@ export { ACS_ERRORS, AcsError, acsErrorResponse } from './errors.js'
 export { encodeFrame, FrameError, FrameReader } from './framing.js'
 export { jcs, jcsWithout } from './jcs.js'
 export type { SecretOpener } from './key-material.js'
-export { decodeKey, KEY_FORMS, keyBytes } from './key-material.js'
+export { decodeKey, KEY_FORMS, keyBytes, readKeyFile } from './key-material.js'
 export type {
   AcsLedger,
   ChainAppender,

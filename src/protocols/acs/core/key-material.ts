@@ -62,7 +62,7 @@ export function keyBytes(
     if (!secrets) throw invalid(where, 'a sealed secret needs the secret key (WARDEN_SECRET_KEY)')
     raw = secrets.openBytes ? secrets.openBytes(value) : Buffer.from(secrets.open(value), 'utf8')
   } else if (value.startsWith('file:')) {
-    raw = keyFile(where, value.slice(5))
+    raw = readKeyFile(where, value.slice(5))
   } else {
     throw invalid(where, `the key must be ${KEY_FORMS}`)
   }
@@ -71,7 +71,11 @@ export function keyBytes(
   return key
 }
 
-function keyFile(where: string, path: string): Buffer {
+/**
+ * The bytes of a key file (at most 64 KiB).
+ * @throws WardenError `invalid-config` naming the field and why the file cannot be read.
+ */
+export function readKeyFile(where: string, path: string): Buffer {
   try {
     const size = statSync(path).size
     if (size > MAX_KEY_FILE) throw invalid(where, `the key file is ${size} bytes, over ${MAX_KEY_FILE}`)

@@ -9,6 +9,7 @@ import {
   KEY_FORMS,
   type KeyDerivation,
   keyBytes,
+  readKeyFile,
   type SecretOpener,
 } from '../core/index.js'
 import {
@@ -47,11 +48,17 @@ const signingKeySchema = z
   .object({
     id: z.string().min(1).max(128),
     algorithm: algorithmSchema,
-    /** PEM PKCS#8 (ECDSA-P256, Ed25519) or the base64 seed (ML-DSA-65), sealed or env:NAME. */
+    /**
+     * PEM PKCS#8 (any algorithm; for ML-DSA-65 also the base64 seed or expanded key), sealed,
+     * env:NAME or file:PATH (a key file as OpenSSL writes it).
+     */
     privateKey: z
       .string()
       .min(1)
-      .regex(/^(wsec:v1:|env:)/, 'must be a sealed secret (wsec:v1:…, see `warden secrets`) or env:NAME'),
+      .regex(
+        /^(wsec:v1:|env:|file:)/,
+        'must be a sealed secret (wsec:v1:…, see `warden secrets`), env:NAME or file:PATH',
+      ),
   })
   .strict()
 
@@ -60,7 +67,7 @@ const agentKeySchema = z
   .object({
     id: z.string().min(1).max(128),
     algorithm: algorithmSchema,
-    /** PEM SPKI (ECDSA-P256, Ed25519) or the base64 public key (ML-DSA-65), or env:NAME. */
+    /** PEM SPKI (any algorithm; for ML-DSA-65 also the base64 public key), env:NAME or file:PATH. */
     publicKey: z.string().min(1).max(16_384),
     /** The agent_id the key belongs to (default: the key's id); it signs for no other agent. */
     agent: z.string().min(1).max(256).optional(),
@@ -162,6 +169,7 @@ export function resolveAcsSettings(
         )
       return found
     }
+    if (value.startsWith('file:')) return readKeyFile(where, value.slice(5)).toString('utf8')
     if (!value.startsWith('wsec:v1:')) return value
     if (!secrets)
       throw new WardenError(
