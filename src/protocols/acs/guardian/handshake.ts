@@ -145,7 +145,7 @@ export function serverHello(
       p === 'acs-audit' ||
       p === 'acs-inspect' ||
       p === 'acs-inspect-dynamic' ||
-      (p === 'acs-trace' && settings.trace.otel) ||
+      (p === 'acs-trace' && (settings.trace.otel || settings.trace.ocsf)) ||
       // ACS-Crypto needs ML-DSA-65 (conformance.md): accepted with an ML-DSA-65 signing key.
       (p === 'acs-crypto' && settings.signingKeys.some((k) => k.algorithm === 'ML-DSA-65')),
   )

@@ -5,7 +5,7 @@
 // canonicalized once per request (signature check and request hash), and a response's JSON
 // text is the canonical form it was signed over, kept for `replyText`.
 
-import type { Approver, Engine, EventName, JsonObject, OnCallerGone } from '../../../core/index.js'
+import type { EventName, JsonObject } from '../../../core/index.js'
 import { decodeBody, errorResponse, type RpcError } from '../../aos/index.js'
 import {
   ACS_ERRORS,
@@ -32,70 +32,23 @@ import {
   syncFormOf,
 } from '../core/index.js'
 import { createTraceEmitter } from '../profiles/index.js'
-import type { AcsTransport } from './handshake.js'
 import { appendAfter, createIbac, type IbacStep } from './ibac.js'
-import { type AnswerCorrection, boundedLedger, LedgerUnavailable, postureAnswer } from './outage.js'
+import { boundedLedger, LedgerUnavailable, postureAnswer } from './outage.js'
 import { createReplayCheck } from './replay.js'
 import { batchRefusal, pingResult, timestampCheck } from './request-checks.js'
+import type { AcsCaller, AcsReply, AcsService, AcsServiceOptions } from './service-types.js'
 import { createHandshakes, tenantOf } from './sessions.js'
-import { type AcsSettings, settingsWith } from './settings.js'
+import { settingsWith } from './settings.js'
 import { createSignatureCheck } from './signatures.js'
-
-/** Settings of the ACS service; every one but the engine has a default. */
-export interface AcsServiceOptions {
-  engine: Engine
-  settings?: AcsSettings
-  ledger?: AcsLedger
-  /** Reported as `metadata.evaluator_version`. */
-  version?: string
-  /** Most requests in one batch. Default 100. */
-  maxBatch?: number
-  /** Deepest JSON nesting accepted. Default 64. */
-  maxDepth?: number
-  /** The clock, in ms since the epoch. */
-  now?: () => number
-  onInternalError?: (error: unknown) => void
-  /**
-   * Longest wait for one ledger call (replay memory, session chain), in ms; past it the
-   * session's failure posture answers, naming the cause. Default `defaultTimeoutMs`.
-   */
-  ledgerTimeoutMs?: number
-  /** Told when the answer given differs from the recorded decision (so the record is corrected). */
-  onAnswerChanged?: (correction: AnswerCorrection) => void
-  /** The human approver (the management plane's), for requests outside a session's Intent. */
-  approver?: Approver
-  /** The transport this service answers on, for the ServerHello. Default `http`. */
-  transport?: AcsTransport
-}
-
-/** Who sent the body, beyond the body itself. */
-export interface AcsCaller {
-  tenant?: string
-  /** How to learn that the caller went away (a held ask is then abandoned). */
-  onCallerGone?: OnCallerGone
-}
-
-/** A response body: one response or a batch of them. */
-export type AcsReply = JsonObject | JsonObject[]
-
-/** The ACS Guardian service. */
-export interface AcsService {
-  /** `caller.tenant` pins the tenant (a token's); a request naming another is refused. */
-  handleBody(body: Uint8Array, caller?: AcsCaller): Promise<AcsReply>
-  handle(body: unknown, caller?: AcsCaller): Promise<AcsReply>
-  /**
-   * The JSON text of a reply: for a signed response of this service, the text composed when
-   * it was signed (no second serialization); otherwise JSON.stringify.
-   */
-  replyText(reply: AcsReply): string
-  readonly settings: AcsSettings
-  readonly ledger: AcsLedger
-}
 
 /** Creates the ACS service over an engine. */
 export function createAcsService(options: AcsServiceOptions): AcsService {
   const { engine } = options
-  const settings = options.settings ?? settingsWith()
+  const given = options.settings ?? settingsWith()
+  const settings =
+    options.ocsfEnabled === undefined
+      ? given
+      : { ...given, trace: { ...given.trace, ocsf: options.ocsfEnabled } }
   const now = options.now ?? Date.now
   const ledger = boundedLedger(
     options.ledger ?? createMemoryLedger(),
