@@ -11,7 +11,6 @@ import {
   ACS_ERRORS,
   ACS_VERSION,
   AcsError,
-  type AcsLedger,
   type AcsRequest,
   acsErrorResponse,
   acsMethod,
