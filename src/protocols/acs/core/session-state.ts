@@ -42,6 +42,8 @@ export interface AcsSessionState {
   readonly database?: string
   /** The session's handshake, Intent and deferral count, in one read. */
   load(ref: SessionRef): Promise<SessionSnapshot>
+  /** {@link load} at once, for state in this process's memory (nothing to wait for). */
+  loadNow?(ref: SessionRef): SessionSnapshot
   /** Keeps `record` unless the session has a handshake already: the one kept. */
   claimHandshake(ref: SessionRef, record: HandshakeRecord): Promise<HandshakeRecord>
   /** Keeps the Intent unless the session has one already: the canonical JSON kept. */
@@ -103,6 +105,7 @@ export function createMemorySessionState(options: MemorySessionStateOptions = {}
 
   return {
     load: async (ref) => sessions.get(refKey(ref)) ?? EMPTY,
+    loadNow: (ref) => sessions.get(refKey(ref)) ?? EMPTY,
     async claimHandshake(ref, record) {
       const s = session(ref)
       s.handshake ??= record

@@ -67,7 +67,7 @@ export interface Ibac {
     ref: SessionRef,
     session: SessionSnapshot,
     context: JsonObject,
-  ): Promise<IbacStep>
+  ): IbacStep | Promise<IbacStep>
   /**
    * Applies the Intent to the hooks' result (in place); when that makes a deny of what the
    * audit recorded otherwise, `correct` is told (the audit record is set to the deny).
@@ -135,7 +135,28 @@ export function createIbac(
   const settings = acs.intent
   const approvals = createApprovals({ ...acs, timeoutMs: acs.deferTimeoutMs, now, state })
 
-  async function before(
+  /** At once when nothing is to be kept or looked up (no Intent offered, no approval carried). */
+  function before(
+    request: AcsRequest,
+    ref: SessionRef,
+    snapshot: SessionSnapshot,
+    context: JsonObject,
+  ): IbacStep | Promise<IbacStep> {
+    const session = snapshot.intent && sessionIntentOf(snapshot.intent)
+    const offered = request.payload.intent !== undefined && request.payload.intent !== null
+    if ((offered && ESTABLISHING.has(request.method)) || (session && request.params.approval !== undefined))
+      return establishing(request, ref, snapshot, context)
+    const step: IbacStep = { ref, session, capability: undefined, view: undefined, entryFields: {} }
+    if (!session) return step
+    if (session.intent.parsed !== undefined)
+      step.capability = requestedCapability(request.method, request.payload)
+    step.view = intentView(session, step.capability)
+    context.intent = step.view
+    return step
+  }
+
+  /** {@link before} for a step that offers an Intent or carries an approver's answer. */
+  async function establishing(
     request: AcsRequest,
     ref: SessionRef,
     snapshot: SessionSnapshot,

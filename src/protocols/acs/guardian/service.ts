@@ -101,7 +101,8 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       requestId: request.requestId,
     }
     if (tenant !== undefined) context.tenantId = tenant
-    const intent = await ibac.before(request, ref, session, context)
+    const before = ibac.before(request, ref, session, context)
+    const intent = before instanceof Promise ? await before : before
     const metadata = request.params.metadata as JsonObject
     if (typeof metadata.turn_id === 'string') context.turnId = metadata.turn_id
     const decision = await engine.dispatch(
@@ -137,7 +138,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     const hold = { decisionId: decision.id, event: { event: event as EventName, payload, context } }
     try {
       if (deferred && result.decision === 'defer') await state.countDeferral(ref)
-      const chainedAs = await ibac.after(
+      const settled = ibac.after(
         intent,
         request,
         result,
@@ -146,9 +147,11 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
         (answer) => options.onAnswerChanged?.({ id: decision.id, ...answer }),
         caller.onCallerGone ? { ...hold, onCallerGone: caller.onCallerGone } : hold,
       )
+      const chainedAs = typeof settled === 'string' ? settled : await settled
       const appended = chained(ref, request, result, decision.id, chainedAs, intent)
       if (appended) await appended
-      if (result.decision !== 'deny') await ibac.commit(intent)
+      const committed = result.decision !== 'deny' ? ibac.commit(intent) : undefined
+      if (committed) await committed
     } catch (error) {
       if (error instanceof LedgerUnavailable) error.decisionId = decision.id
       throw error
@@ -292,7 +295,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       checked = request
       request.tenant = tenantOf(request.params, caller)
       const ref: SessionRef = { tenant: request.tenant ?? '', session: request.sessionId }
-      const session = await state.load(ref)
+      const session = state.loadNow?.(ref) ?? (await state.load(ref))
       const negotiated = handshakes.check(request, session)
       if (negotiated?.answerAlgorithm) request.answerAlgorithm = negotiated.answerAlgorithm
       checkTimestamp(request)
