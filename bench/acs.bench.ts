@@ -208,6 +208,8 @@ async function load(url: string, path: string, bodies: (i: number) => Buffer, co
     headers: { 'content-type': 'application/json' },
     connections: CONNECTIONS,
     amount: count,
+    // A loaded machine can hold an answer for seconds; an unanswered request still fails the round.
+    timeout: 60,
     requests: [
       {
         setupRequest: (request: Record<string, unknown>) => {
