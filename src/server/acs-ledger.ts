@@ -41,7 +41,7 @@ export function openAcsLedger(location: string): SqlAcsLedger {
     : new Kysely<AcsTables>({ dialect: new SqliteDialect({ database: sqliteFile(location) }) })
   return {
     ...acsLedgerOn(db),
-    sessions: acsSessionsOn(db as unknown as Kysely<AcsSessionTables>),
+    sessions: acsSessionsOn(db as unknown as Kysely<AcsSessionTables>, postgres),
     database: postgres ? 'PostgreSQL' : 'SQLite',
     close: () => db.destroy(),
   }
@@ -73,11 +73,13 @@ export function acsLedgerOn(db: Kysely<AcsTables>): AcsLedger {
   return {
     async remember(key, expiresAt, now) {
       if (++sweeps % 500 === 0) await db.deleteFrom('acs_replay').where('expires_at', '<=', now).execute()
-      await db.deleteFrom('acs_replay').where('key', '=', key).where('expires_at', '<=', now).execute()
+      // One statement: a new key is inserted, an expired one taken over, a live one left (0 rows).
       const result = await db
         .insertInto('acs_replay')
         .values({ key, expires_at: expiresAt })
-        .onConflict((oc) => oc.column('key').doNothing())
+        .onConflict((oc) =>
+          oc.column('key').doUpdateSet({ expires_at: expiresAt }).where('acs_replay.expires_at', '<=', now),
+        )
         .executeTakeFirst()
       return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1
     },

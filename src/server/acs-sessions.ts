@@ -5,7 +5,7 @@
 // (handshake, Intent), an ASK's answer is taken by one caller only, and rows expire.
 
 import { randomUUID } from 'node:crypto'
-import { type Kysely, sql } from 'kysely'
+import { CompiledQuery, type Kysely, sql } from 'kysely'
 import type {
   AcsSessionState,
   ExtensionRecord,
@@ -44,9 +44,23 @@ const ASK = 'ask:'
 
 type Db = Kysely<AcsSessionTables>
 
-/** The session state over an open Kysely instance of the store's database. */
-export function acsSessionsOn(db: Db, now: () => number = Date.now): AcsSessionState {
+/**
+ * The read of every step: one session's rows but its ASKs, oldest first, as SQL text compiled
+ * once (the query builder's work per call costs as much as SQLite's). `$n` placeholders for
+ * PostgreSQL, `?` for SQLite.
+ */
+function loadQuery(postgres: boolean): string {
+  const at = (n: number) => (postgres ? `$${n}` : '?')
+  return `select name, value from acs_session_state where tenant_id = ${at(1)} and session_id = ${at(2)} and expires_at > ${at(3)} and name not like 'ask:%' order by created_at, name limit ${MAX_ROWS + 1}`
+}
+
+/**
+ * The session state over an open Kysely instance of the store's database.
+ * @param postgres whether the database is PostgreSQL (else SQLite).
+ */
+export function acsSessionsOn(db: Db, postgres: boolean, now: () => number = Date.now): AcsSessionState {
   let writes = 0
+  const loadText = loadQuery(postgres)
 
   /** Inserts a row unless the session has one of that name; expired rows are replaced. */
   async function insertOnce(ref: SessionRef, name: string, value: string, expiresAt: number): Promise<void> {
@@ -92,17 +106,9 @@ export function acsSessionsOn(db: Db, now: () => number = Date.now): AcsSessionS
   }
 
   async function load(ref: SessionRef): Promise<SessionSnapshot> {
-    const rows = await db
-      .selectFrom('acs_session_state')
-      .select(['name', 'value'])
-      .where('tenant_id', '=', ref.tenant)
-      .where('session_id', '=', ref.session)
-      .where('expires_at', '>', now())
-      .where('name', 'not like', `${ASK}%`)
-      .orderBy('created_at')
-      .orderBy('name')
-      .limit(MAX_ROWS + 1)
-      .execute()
+    const { rows } = await db.executeQuery<{ name: string; value: string }>(
+      CompiledQuery.raw(loadText, [ref.tenant, ref.session, now()]),
+    )
     if (rows.length > MAX_ROWS) {
       throw new Error(`session state holds more than ${MAX_ROWS} rows; start a new session`)
     }

@@ -1,7 +1,8 @@
 // The ACS session state a cluster shares (migration 0013_acs_session_state), attacked on a
 // real SQLite store: two tenants using the same session id never see or change each other's
 // handshake, Intent, extensions, pending ASK or deferral count; an approver's answer is taken
-// once even when two instances race for it; a first Intent kept is never replaced.
+// once even when two instances race for it; a first Intent kept is never replaced; a request
+// id is remembered once across instances until it expires.
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -87,5 +88,19 @@ describe('ACS session state shared on the database', () => {
     expect(await a.establishIntent(ref, 'other')).toBe('one')
     await Promise.all([a.countDeferral(ref), b.countDeferral(ref), a.countDeferral(ref)])
     expect((await b.load(ref)).deferrals).toBe(3)
+  })
+
+  it('remembers a request id once across instances until it expires, then takes it over', async () => {
+    const t = Date.now()
+    expect(await first.remember('r:replay-1', t + 1000, t)).toBe(true)
+    expect(await second.remember('r:replay-1', t + 1000, t + 10)).toBe(false)
+    expect(await first.remember('r:replay-1', t + 1000, t + 999)).toBe(false)
+    // Past its expiry the id is free again, for one taker only.
+    const taken = await Promise.all([
+      first.remember('r:replay-1', t + 5000, t + 1000),
+      second.remember('r:replay-1', t + 5000, t + 1000),
+    ])
+    expect(taken.filter(Boolean)).toHaveLength(1)
+    expect(await second.remember('r:replay-1', t + 5000, t + 2000)).toBe(false)
   })
 })
