@@ -11,15 +11,24 @@
 //   figures say whether the server (not the generator) was the bottleneck.
 // - in process: each service's `handleBody`, which shows the protocol work alone.
 // Rounds are interleaved and each side keeps its best. Goal (HTTP): ACS >= 0.8x of AOS.
+// On a database: the same signed load on two servers with a SQLite ledger, one keeping the
+// sessions' state (handshakes, Intents, ASKs, deferrals) in the database as a cluster does,
+// the other in its memory as a single instance did before; goal: the shared state costs no
+// more than 10% (>= 0.9x). Beside it, one server on PostgreSQL (the cluster's store), when
+// one can be started (informational).
 
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import type { JsonObject } from '../src/core/index.js'
 import { createEngine } from '../src/index.js'
 import {
+  type AcsLedger,
   acsRequest,
   clientHello,
   createAcsService,
@@ -29,7 +38,9 @@ import {
   signMessage,
 } from '../src/protocols/acs/index.js'
 import { createAosService } from '../src/protocols/aos/index.js'
-import { createServer, listen } from '../src/server/index.js'
+import { createServer, listen, openAcsLedger } from '../src/server/index.js'
+import { openStore } from '../src/store/index.js'
+import { type PostgresServer, startPostgres } from '../test/setup/postgres.js'
 import type { BenchResult } from './lib.js'
 
 /** Requests per HTTP round (each ACS one a distinct signed body), rounds, connections. */
@@ -125,14 +136,26 @@ async function statsRoute(app: FastifyInstance): Promise<void> {
  */
 const REPLAY_IDS = 4 * (HTTP_ROUNDS + 1) * HTTP_REQUESTS
 
+/**
+ * The server's ledger: in memory, or on the database ACS_BENCH_DB names (a SQLite file or a
+ * postgres:// URL, migrated here) with the sessions' state there too, or (ACS_BENCH_STATE=memory)
+ * in this process's memory as a single instance kept it.
+ */
+async function benchLedger(): Promise<AcsLedger> {
+  const location = process.env.ACS_BENCH_DB
+  if (!location) return createMemoryLedger({ maxKeys: Math.max(200_000, REPLAY_IDS) })
+  await (await openStore(location, { cwd: process.cwd() })).close()
+  const ledger = openAcsLedger(location)
+  if (process.env.ACS_BENCH_STATE !== 'memory') return ledger
+  const { sessions: _kept, ...withoutSessions } = ledger
+  return withoutSessions
+}
+
 async function serve(): Promise<void> {
   const engine = createEngine({ hooks: HOOKS })
   const app = await createServer({
     engine,
-    acs: {
-      settings: settingsWith({ keys: [{ ...KEY }] }),
-      ledger: createMemoryLedger({ maxKeys: Math.max(200_000, REPLAY_IDS) }),
-    },
+    acs: { settings: settingsWith({ keys: [{ ...KEY }] }), ledger: await benchLedger() },
     plugins: [statsRoute],
   })
   process.stdout.write(`${await listen(app, { port: 0, host: '127.0.0.1' })}\n`)
@@ -140,10 +163,10 @@ async function serve(): Promise<void> {
 
 if (process.env.ACS_BENCH_ROLE === 'server') await serve()
 
-/** Starts the server child; resolves with its URL and a stop function. */
-function startServer(): Promise<{ url: string; stop: () => void }> {
+/** Starts the server child (`env` picks its ledger); resolves with its URL and a stop function. */
+function startServer(env: Record<string, string> = {}): Promise<{ url: string; stop: () => void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', SELF], {
-    env: { ...process.env, ACS_BENCH_ROLE: 'server' },
+    env: { ...process.env, ...env, ACS_BENCH_ROLE: 'server' },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   return new Promise((resolve, reject) => {
@@ -185,6 +208,8 @@ async function load(url: string, path: string, bodies: (i: number) => Buffer, co
     headers: { 'content-type': 'application/json' },
     connections: CONNECTIONS,
     amount: count,
+    // A loaded machine can hold an answer for seconds; an unanswered request still fails the round.
+    timeout: 60,
     requests: [
       {
         setupRequest: (request: Record<string, unknown>) => {
@@ -210,27 +235,73 @@ async function load(url: string, path: string, bodies: (i: number) => Buffer, co
   return { rps: result.requests.total / ((last - first) / 1000), cpuUs }
 }
 
+/** Handshakes a session on the server at `url`; fails unless it is negotiated. */
+async function hello(url: string, sessionId: string): Promise<void> {
+  const answer = await fetch(`${url}/acs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(clientHello(sessionId, {}, { key: KEY })),
+  })
+  const text = await answer.text()
+  if (!text.includes('"negotiated_version"')) throw new Error(`handshake/hello failed: ${text.slice(0, 300)}`)
+}
+
+/** One round of `count` distinct signed requests over new sessions on the server at `url`. */
+async function acsRound(url: string, count: number): Promise<Round> {
+  const sessionIds = Array.from({ length: SESSIONS }, () => randomUUID())
+  for (const id of sessionIds) await hello(url, id)
+  const signed = acsBodies(sessionIds, count)
+  return load(url, '/acs', (i) => signed[i] as Buffer, count)
+}
+
+/** Requests per round and rounds on the database servers (each a SQLite or PostgreSQL write path). */
+const SQL_REQUESTS = Number(process.env.ACS_BENCH_SQL_REQUESTS ?? 6000)
+const SQL_ROUNDS = Number(process.env.ACS_BENCH_SQL_ROUNDS ?? 3)
+
+/**
+ * The signed load on a SQLite ledger with the sessions' state in the database and in memory,
+ * rounds interleaved, and on PostgreSQL when a server can be started.
+ */
+async function onDatabases(): Promise<{ shared: Round[]; local: Round[]; postgres: Round[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'warden-acs-bench-'))
+  const servers: { stop: () => void }[] = []
+  let postgres: PostgresServer | undefined
+  try {
+    const shared = await startServer({ ACS_BENCH_DB: join(dir, 'shared.db') })
+    const local = await startServer({ ACS_BENCH_DB: join(dir, 'local.db'), ACS_BENCH_STATE: 'memory' })
+    servers.push(shared, local)
+    postgres = await startPostgres().catch(() => undefined)
+    const onPostgres = postgres ? await startServer({ ACS_BENCH_DB: postgres.url }) : undefined
+    if (onPostgres) servers.push(onPostgres)
+    const rounds = { shared: [] as Round[], local: [] as Round[], postgres: [] as Round[] }
+    for (let round = -1; round < SQL_ROUNDS; round++) {
+      const count = round < 0 ? Math.min(1000, SQL_REQUESTS) : SQL_REQUESTS
+      const measured = {
+        local: await acsRound(local.url, count),
+        shared: await acsRound(shared.url, count),
+        postgres: onPostgres ? await acsRound(onPostgres.url, count) : undefined,
+      }
+      if (round < 0) continue
+      rounds.local.push(measured.local)
+      rounds.shared.push(measured.shared)
+      if (measured.postgres) rounds.postgres.push(measured.postgres)
+    }
+    return rounds
+  } finally {
+    for (const server of servers) server.stop()
+    await postgres?.stop().catch(() => undefined)
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 async function overHttp(): Promise<{ aos: Round[]; acs: Round[] }> {
   const server = await startServer()
-  const hello = async (sessionId: string) => {
-    const answer = await fetch(`${server.url}/acs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(clientHello(sessionId, {}, { key: KEY })),
-    })
-    const text = await answer.text()
-    if (!text.includes('"negotiated_version"'))
-      throw new Error(`handshake/hello failed: ${text.slice(0, 300)}`)
-  }
   try {
     const rounds = { aos: [] as Round[], acs: [] as Round[] }
     for (let round = -1; round < HTTP_ROUNDS; round++) {
-      const sessionIds = Array.from({ length: SESSIONS }, () => randomUUID())
-      for (const id of sessionIds) await hello(id)
       const count = round < 0 ? Math.min(5000, HTTP_REQUESTS) : HTTP_REQUESTS
-      const signed = acsBodies(sessionIds, count)
       const aos = await load(server.url, '/aos', () => AOS_BODY, count)
-      const acs = await load(server.url, '/acs', (i) => signed[i] as Buffer, count)
+      const acs = await acsRound(server.url, count)
       // Round -1 warms both paths up and is not counted.
       if (round >= 0) {
         rounds.aos.push(aos)
@@ -279,6 +350,7 @@ async function inProcess(): Promise<{ aos: number; acs: number }> {
 export default async function bench(): Promise<BenchResult[]> {
   const http = await overHttp()
   const local = await inProcess()
+  const databases = await onDatabases()
   const best = (rounds: Round[]) => rounds.reduce((a, b) => (b.rps > a.rps ? b : a))
   const aos = best(http.aos)
   const acs = best(http.acs)
@@ -287,6 +359,13 @@ export default async function bench(): Promise<BenchResult[]> {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
   const cpu = (rounds: Round[]) => median(rounds.map((r) => r.cpuUs))
   const ratio = local.acs / local.aos
+  const sqlite = { shared: best(databases.shared), local: best(databases.local) }
+  const sqliteRatio = sqlite.shared.rps / sqlite.local.rps
+  if (sqliteRatio < 0.9) {
+    process.stdout.write(
+      `MISS: on SQLite, ACS with the sessions' state in the database reached ${sqliteRatio.toFixed(2)}x of it in memory; the goal is >= 0.9x\n`,
+    )
+  }
   if (httpRatio < 0.8) {
     process.stdout.write(
       `MISS: ACS over HTTP reached ${httpRatio.toFixed(2)}x of AOS throughput; the goal is >= 0.8x\n`,
@@ -306,6 +385,23 @@ export default async function bench(): Promise<BenchResult[]> {
         'AOS req/s per round': rates(http.aos),
         'server CPU us/req ACS': cpu(http.acs),
         'server CPU us/req AOS': cpu(http.aos),
+      },
+    },
+    {
+      name: `SQLite ledger: ACS with the sessions' state in the database (shared, as a cluster keeps it) vs in memory (one instance), best of ${SQL_ROUNDS} rounds of ${SQL_REQUESTS}; PostgreSQL beside it`,
+      value: Math.round(sqlite.shared.rps),
+      baseline: Math.round(sqlite.local.rps),
+      unit: 'req/s',
+      goal: 'ratio >= 0.9',
+      pass: sqliteRatio >= 0.9,
+      extra: {
+        ratio: Math.round(sqliteRatio * 100) / 100,
+        'shared req/s per round': rates(databases.shared),
+        'in-memory req/s per round': rates(databases.local),
+        'server CPU us/req shared': cpu(databases.shared),
+        'server CPU us/req in memory': cpu(databases.local),
+        'PostgreSQL (cluster store) req/s':
+          databases.postgres.length > 0 ? Math.round(best(databases.postgres).rps) : 'no PostgreSQL server',
       },
     },
     {

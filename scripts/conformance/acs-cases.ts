@@ -125,7 +125,8 @@ export const CASES: ConformanceCase[] = [
     async run(ctx) {
       if (!ctx.key) return 'skip'
       const request = hook(ctx, await session(ctx))
-      ;((request.params as JsonObject).payload as JsonObject).tool = { id: 'delete_all' }
+      // A new payload object: TOOL itself is shared by every case and every run.
+      ;(request.params as JsonObject).payload = { ...TOOL, tool: { id: 'delete_all' } }
       expect(errorCode(await ctx.post(request)) === -32004, 'an altered request was not refused with -32004')
     },
   },

@@ -1,14 +1,15 @@
 // The ACS ledger on the store's database (SQLite or PostgreSQL): request ids and nonces
 // remembered across instances, and each session's chain appended under the primary key
 // (tenant, session, seq), so two instances racing for the same head cannot both append and
-// no tenant's session reaches another's.
+// no tenant's session reaches another's; with them, the sessions' state (acs-sessions.ts).
 
 import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg'
 import type { AcsLedger, ChainEntry } from '../protocols/acs/index.js'
+import { type AcsSessionTables, acsSessionsOn } from './acs-sessions.js'
 
-interface AcsTables {
+interface AcsTables extends AcsSessionTables {
   acs_chain: {
     tenant_id: string
     session_id: string
@@ -29,7 +30,8 @@ export interface SqlAcsLedger extends AcsLedger {
 }
 
 /**
- * Opens the ledger on a database the store already migrated (0004_acs).
+ * Opens the ledger and the session state on a database the store already migrated (0004_acs,
+ * 0012_acs_tenant_sessions, 0013_acs_session_state).
  * @param location a postgres:// URL or a SQLite file path, as for the store.
  */
 export function openAcsLedger(location: string): SqlAcsLedger {
@@ -37,7 +39,12 @@ export function openAcsLedger(location: string): SqlAcsLedger {
   const db = postgres
     ? new Kysely<AcsTables>({ dialect: new PostgresDialect({ pool: postgresPool(location) }) })
     : new Kysely<AcsTables>({ dialect: new SqliteDialect({ database: sqliteFile(location) }) })
-  return { ...acsLedgerOn(db), database: postgres ? 'PostgreSQL' : 'SQLite', close: () => db.destroy() }
+  return {
+    ...acsLedgerOn(db),
+    sessions: acsSessionsOn(db as unknown as Kysely<AcsSessionTables>, postgres),
+    database: postgres ? 'PostgreSQL' : 'SQLite',
+    close: () => db.destroy(),
+  }
 }
 
 /** A pool whose lost connections are reported to the query that uses them, never thrown. */
@@ -66,11 +73,13 @@ export function acsLedgerOn(db: Kysely<AcsTables>): AcsLedger {
   return {
     async remember(key, expiresAt, now) {
       if (++sweeps % 500 === 0) await db.deleteFrom('acs_replay').where('expires_at', '<=', now).execute()
-      await db.deleteFrom('acs_replay').where('key', '=', key).where('expires_at', '<=', now).execute()
+      // One statement: a new key is inserted, an expired one taken over, a live one left (0 rows).
       const result = await db
         .insertInto('acs_replay')
         .values({ key, expires_at: expiresAt })
-        .onConflict((oc) => oc.column('key').doNothing())
+        .onConflict((oc) =>
+          oc.column('key').doUpdateSet({ expires_at: expiresAt }).where('acs_replay.expires_at', '<=', now),
+        )
         .executeTakeFirst()
       return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1
     },

@@ -35,6 +35,8 @@ export interface AcsRouteOptions {
   approver?: AcsServiceOptions['approver']
   /** Checks the caller like `/aos` does (`server.auth: token`). */
   authenticate?: Authenticate
+  /** Whether decisions are emitted as OCSF events: announced in the ServerHello. Default false. */
+  ocsfEnabled?: boolean
 }
 
 /**
@@ -53,6 +55,7 @@ export async function mountAcs(app: FastifyInstance, options: AcsRouteOptions): 
     ...(options.ledgerTimeoutMs ? { ledgerTimeoutMs: options.ledgerTimeoutMs } : {}),
     ...(options.onAnswerChanged ? { onAnswerChanged: options.onAnswerChanged } : {}),
     ...(options.approver ? { approver: options.approver } : {}),
+    ...(options.ocsfEnabled !== undefined ? { ocsfEnabled: options.ocsfEnabled } : {}),
   })
   await app.register(async (scope) => {
     rawRpcScope(scope, options)

@@ -39,7 +39,10 @@ export interface ServerOptions {
   /** Reported by `ping` and `/healthz`. */
   version?: string
   /** `POST /acs` settings (signing keys, ledger); the route is always mounted. */
-  acs?: Pick<AcsRouteOptions, 'settings' | 'ledger' | 'ledgerTimeoutMs' | 'onAnswerChanged' | 'approver'>
+  acs?: Pick<
+    AcsRouteOptions,
+    'settings' | 'ledger' | 'ledgerTimeoutMs' | 'onAnswerChanged' | 'approver' | 'ocsfEnabled'
+  >
   /** Routes other parts of Warden add. */
   plugins?: ServerPlugin[]
   /** Fastify's logger setting. Default off. */

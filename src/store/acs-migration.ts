@@ -1,7 +1,8 @@
 // The ACS migrations. 0004_acs: the session chains (one row per ContextEntry, its hash and
 // the decision it records) and the replay memory of request ids and nonces, shared by every
 // instance on the same database. 0012_acs_tenant_sessions: chains keyed by tenant and
-// session (existing rows take the tenant of the decision they record).
+// session (existing rows take the tenant of the decision they record). 0013_acs_session_state:
+// the sessions' handshakes, Intents, pending ASKs and deferral counts, shared by the cluster.
 
 import { type Kysely, type Migration, sql } from 'kysely'
 
@@ -66,6 +67,33 @@ export function acsTenantMigration(): Migration {
       await db.schema.dropTable('acs_chain').execute()
       await db.schema.alterTable('acs_chain_t').renameTo('acs_chain').execute()
       await db.schema.createIndex('acs_chain_decision_t').on('acs_chain').columns(['decision_id']).execute()
+    },
+  }
+}
+
+/**
+ * Creates `acs_session_state`: one row per part of a session's state (handshake, Intent, each
+ * extension, each pending ASK, the deferral count) under (tenant, session, name), with its
+ * expiry.
+ */
+export function acsSessionStateMigration(): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('acs_session_state')
+        .addColumn('tenant_id', 'text', (c) => c.notNull())
+        .addColumn('session_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('acs_session_state_pk', ['tenant_id', 'session_id', 'name'])
+        .execute()
+      await db.schema
+        .createIndex('acs_session_state_expiry')
+        .on('acs_session_state')
+        .columns(['expires_at'])
+        .execute()
     },
   }
 }

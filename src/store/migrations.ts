@@ -3,7 +3,7 @@
 // once released; a change to the schema is a new entry at the end of the list.
 
 import { type Kysely, type Migration, Migrator, sql } from 'kysely'
-import { acsMigration, acsTenantMigration } from './acs-migration.js'
+import { acsMigration, acsSessionStateMigration, acsTenantMigration } from './acs-migration.js'
 import { StoreError } from './errors.js'
 import type { Database } from './schema.js'
 
@@ -367,6 +367,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0010_hook_mode': hookMode,
     '0011_hook_blocks': hookBlocks,
     '0012_acs_tenant_sessions': acsTenantMigration(),
+    '0013_acs_session_state': acsSessionStateMigration(),
   }
 }
 

@@ -86,7 +86,7 @@ describe('ACS with a ledger that does not answer', () => {
       )) as { result: { decision: string; reasoning: string } }
       expect(reply.result.decision).toBe('deny')
       expect(reply.result.reasoning).toMatch(
-        /^the ACS ledger \(replay memory\) failed: the database \(PostgreSQL\) cannot be reached: ECONNREFUSED; on_decision_failure is deny/,
+        /^the ACS ledger \(session state\) failed: the database \(PostgreSQL\) cannot be reached: ECONNREFUSED; on_decision_failure is deny/,
       )
       expect(reply.result.reasoning).not.toMatch(/hunter2|127\.0\.0\.1/)
     } finally {

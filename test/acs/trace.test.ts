@@ -5,9 +5,10 @@
 
 import { type Attributes, type Span, type SpanContext, type Tracer, trace } from '@opentelemetry/api'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { AcsRequest } from '../../src/protocols/acs/envelope.js'
-import { acsRequest, clientHello } from '../../src/protocols/acs/index.js'
-import { createTraceEmitter, traceEmission } from '../../src/protocols/acs/trace.js'
+import { createEngine } from '../../src/index.js'
+import type { AcsRequest } from '../../src/protocols/acs/core/index.js'
+import { acsRequest, clientHello, createAcsService, settingsWith } from '../../src/protocols/acs/index.js'
+import { createTraceEmitter, traceEmission } from '../../src/protocols/acs/profiles/index.js'
 import { type AcsGuardian, KEY, startAcs } from './helper.js'
 
 interface Recorded {
@@ -146,5 +147,33 @@ describe('ACS-Trace', () => {
     const before = spans.length
     createTraceEmitter({ otel: false, ocsf: false }, tracer)(request, { decision: 'allow' }, undefined)
     expect(spans.length).toBe(before)
+  })
+})
+
+describe('OCSF emission announced in the ServerHello', () => {
+  const hello = async (ocsfEnabled: boolean | undefined, otel: boolean) => {
+    const engine = createEngine({ hooks: [] })
+    const service = createAcsService({
+      engine,
+      settings: settingsWith({ keys: [{ ...KEY }], trace: { otel, ocsf: false } }),
+      ...(ocsfEnabled === undefined ? {} : { ocsfEnabled }),
+    })
+    const reply = (await service.handle(
+      clientHello('s-ocsf', { profiles_supported: ['acs-core', 'acs-trace'] }, { key: KEY }),
+    )) as { result: { trace_emission: unknown; profiles_accepted: string[] } }
+    await engine.close()
+    return reply.result
+  }
+
+  it('says ocsf_enabled only when the server turns it on, and then accepts acs-trace without OTel', async () => {
+    expect((await hello(undefined, false)).trace_emission).toEqual({
+      otel_enabled: false,
+      ocsf_enabled: false,
+    })
+    expect((await hello(undefined, false)).profiles_accepted).not.toContain('acs-trace')
+    const on = await hello(true, false)
+    expect(on.trace_emission).toEqual({ otel_enabled: false, ocsf_enabled: true })
+    expect(on.profiles_accepted).toContain('acs-trace')
+    expect((await hello(false, true)).trace_emission).toEqual({ otel_enabled: true, ocsf_enabled: false })
   })
 })
