@@ -272,9 +272,6 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       persistence.location,
       io.env,
     )
-    // ACS-Trace: the ServerHello says OCSF is emitted when ocsf: is on.
-    if (outputs.ocsf)
-      acs = { ...acs, settings: { ...acs.settings, trace: { ...acs.settings.trace, ocsf: true } } }
   } catch (error) {
     await plane?.close().catch(() => undefined)
     await engine.close().catch(() => undefined)
@@ -296,6 +293,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       ledgerTimeoutMs: persistence.writer.syncTimeoutMs,
       onAnswerChanged: (correction) => persistence.writer.correct(correction),
       ...(plane ? { approver: plane.approver } : {}),
+      // ACS-Trace: the ServerHello says OCSF is emitted when ocsf: is on.
+      ocsfEnabled: outputs.ocsf !== undefined,
     },
     ...(allowedHosts ? { allowedHosts } : {}),
     inFlight,
