@@ -20,6 +20,7 @@ import {
   parseParams,
 } from './protocol.js'
 import { type Principal, type TokenAuthority, tokenFromRequest } from './tokens.js'
+import { textFrame } from './ws-frame.js'
 
 /** Options of {@link managementSocket}. */
 export interface SocketOptions {
@@ -94,7 +95,12 @@ class Connection implements ConnectionHandle {
     // Pushes of one event-loop turn leave in one write: the TCP socket is corked at the
     // first and uncorked on the next turn (one system call per connection per turn, not
     // one per push). `_socket` is ws's underlying net.Socket; without it, frames go one by one.
-    const tcp = (socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket
+    const tcp = (
+      socket as unknown as { _socket?: { cork(): void; uncork(): void; write(bytes: Buffer): boolean } }
+    )._socket
+    // A push that goes to many connections comes as bytes: its frame is built once and
+    // written as it is, unless an extension (compression) changes frames per connection.
+    const framed = tcp !== undefined && socket.extensions === ''
     let corked = false
     this.subscriber = {
       topics: new Map(),
@@ -109,7 +115,9 @@ class Connection implements ConnectionHandle {
             tcp.uncork()
           })
         }
-        socket.send(frame, { binary: false })
+        if (framed && typeof frame !== 'string' && socket.readyState === socket.OPEN) {
+          tcp.write(textFrame(frame))
+        } else socket.send(frame, { binary: false })
       },
       ...(principal.tenant !== undefined ? { tenant: principal.tenant } : {}),
     }

@@ -1,0 +1,35 @@
+// The push frame built once per push is byte for byte what ws itself frames for a server's
+// text message, at every length encoding (7-bit, 16-bit, 64-bit), and the frame is reused
+// only for the very same push.
+
+import { createRequire } from 'node:module'
+import { describe, expect, it } from 'vitest'
+import { textFrame } from '../../src/server/management/ws-frame.js'
+
+/** ws's own framing (the package ships no types for its Sender). */
+const { Sender } = createRequire(import.meta.url)('ws') as {
+  Sender: { frame(data: Buffer, options: Record<string, unknown>): Buffer[] }
+}
+
+function wsFrame(payload: Buffer): Buffer {
+  return Buffer.concat(
+    Sender.frame(payload, { fin: true, rsv1: false, opcode: 1, mask: false, readOnly: false }),
+  )
+}
+
+describe('textFrame', () => {
+  it.each([0, 1, 125, 126, 1000, 65535, 65536, 200_000])('frames %i bytes as ws does', (length) => {
+    const payload = Buffer.alloc(length, 'a')
+    expect(textFrame(payload).equals(wsFrame(payload))).toBe(true)
+  })
+
+  it('gives the same frame for the same push, a new one for another push of the same text', () => {
+    const first = Buffer.from('{"type":"event","event":"decision"}')
+    const again = Buffer.from('{"type":"event","event":"decision"}')
+    const frame = textFrame(first)
+    expect(textFrame(first)).toBe(frame)
+    const other = textFrame(again)
+    expect(other).not.toBe(frame)
+    expect(other.equals(frame)).toBe(true)
+  })
+})
