@@ -1,10 +1,11 @@
 // The push frame built once per push is byte for byte what ws itself frames for a server's
 // text message, at every length encoding (7-bit, 16-bit, 64-bit), and the frame is reused
-// only for the very same push.
+// only for the very same push; the pushes of one turn are held back until the next.
 
 import { createRequire } from 'node:module'
+import { Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { textFrame } from '../../src/server/management/ws-frame.js'
+import { corkUntilNextTurn, textFrame } from '../../src/server/management/ws-frame.js'
 
 /** ws's own framing (the package ships no types for its Sender). */
 const { Sender } = createRequire(import.meta.url)('ws') as {
@@ -31,5 +32,25 @@ describe('textFrame', () => {
     const other = textFrame(again)
     expect(other).not.toBe(frame)
     expect(other.equals(frame)).toBe(true)
+  })
+})
+
+describe('corkUntilNextTurn', () => {
+  it('corks each socket once per turn and uncorks them all at the next', async () => {
+    const [a, b] = [new Socket(), new Socket()]
+    corkUntilNextTurn(a)
+    corkUntilNextTurn(a)
+    corkUntilNextTurn(b)
+    expect(a.writableCorked).toBe(1)
+    expect(b.writableCorked).toBe(1)
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(a.writableCorked).toBe(0)
+    expect(b.writableCorked).toBe(0)
+    corkUntilNextTurn(a)
+    expect(a.writableCorked).toBe(1)
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(a.writableCorked).toBe(0)
+    a.destroy()
+    b.destroy()
   })
 })

@@ -31,3 +31,29 @@ export function textFrame(payload: Buffer): Buffer {
   lastFrame = frame
   return frame
 }
+
+/** A socket that can hold its writes back (a net.Socket). */
+export interface Corkable {
+  cork(): void
+  uncork(): void
+}
+
+/** Sockets corked in this event-loop turn, uncorked together at the next. */
+const corked = new Set<Corkable>()
+
+function uncorkAll(): void {
+  for (const socket of corked) socket.uncork()
+  corked.clear()
+}
+
+/**
+ * Holds `socket`'s writes until the next turn of the event loop, so that the pushes of one
+ * turn leave in one write per connection; one timer serves every connection corked in the
+ * same turn.
+ */
+export function corkUntilNextTurn(socket: Corkable): void {
+  if (corked.has(socket)) return
+  if (corked.size === 0) setImmediate(uncorkAll)
+  corked.add(socket)
+  socket.cork()
+}

@@ -20,7 +20,7 @@ import {
   parseParams,
 } from './protocol.js'
 import { type Principal, type TokenAuthority, tokenFromRequest } from './tokens.js'
-import { textFrame } from './ws-frame.js'
+import { corkUntilNextTurn, textFrame } from './ws-frame.js'
 
 /** Options of {@link managementSocket}. */
 export interface SocketOptions {
@@ -101,20 +101,12 @@ class Connection implements ConnectionHandle {
     // A push that goes to many connections comes as bytes: its frame is built once and
     // written as it is, unless an extension (compression) changes frames per connection.
     const framed = tcp !== undefined && socket.extensions === ''
-    let corked = false
     this.subscriber = {
       topics: new Map(),
       dropped: 0,
       buffered: () => socket.bufferedAmount,
       send: (frame) => {
-        if (tcp && !corked) {
-          corked = true
-          tcp.cork()
-          setImmediate(() => {
-            corked = false
-            tcp.uncork()
-          })
-        }
+        if (tcp) corkUntilNextTurn(tcp)
         if (framed && typeof frame !== 'string' && socket.readyState === socket.OPEN) {
           tcp.write(textFrame(frame))
         } else socket.send(frame, { binary: false })
