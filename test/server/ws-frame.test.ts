@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module'
 import { Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { corkUntilNextTurn, textFrame } from '../../src/server/management/ws-frame.js'
+import { corkUntilNextTurn, textFrame } from '../../src/server/management/ws.js'
 
 /** ws's own framing (the package ships no types for its Sender). */
 const { Sender } = createRequire(import.meta.url)('ws') as {
