@@ -27,10 +27,14 @@ export async function pacedLoad(
   seconds: number,
   connections: number,
   warmupSeconds = 1,
+  headers: Record<string, string> = {},
 ): Promise<Load> {
   const target = new URL(url)
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')
   const wire = Buffer.from(
-    `POST /aos HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `POST /aos HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   )
   const latencies: number[] = []
   /** Requests due before this moment warm the generator up and are not counted. */

@@ -44,9 +44,14 @@ export function admitNodeRequest(
 
 /** Writes a refusal: HTTP 503, Retry-After, the JSON-RPC error naming the limit. */
 export function writeRefusal(res: ServerResponse, refusal: InFlightRefusal, closeConnection = false): void {
-  const headers = refusalHeaders(refusal)
-  res.writeHead(503, closeConnection ? { ...headers, connection: 'close' } : headers)
-  res.end(refusalBody(refusal))
+  const body = refusalBody(refusal)
+  const headers: Record<string, string | number> = {
+    ...refusalHeaders(refusal),
+    'content-length': Buffer.byteLength(body),
+  }
+  if (closeConnection) headers.connection = 'close'
+  res.writeHead(503, headers)
+  res.end(body)
 }
 
 /**

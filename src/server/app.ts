@@ -1,27 +1,26 @@
-// The HTTP server: a Fastify app with `POST /aos` (the AOS Guardian), `GET /healthz`, and
-// room for what other parts mount (metrics, the management WebSocket, the UI) through
-// `plugins`. Bodies are read raw so that bad UTF-8, bad JSON, deep nesting and bodies over
-// the limit all become JSON-RPC errors rather than HTTP failures.
+// The HTTP server: `POST /aos` (the AOS Guardian) on the data plane, plain `node:http` in
+// front of a Fastify app that serves `POST /acs`, `GET /healthz` and what other parts mount
+// (metrics, the management WebSocket, the UI) through `plugins`. Both share one listener,
+// one front door and one set of in-flight limits. Bodies are read raw so that bad UTF-8, bad
+// JSON, deep nesting and bodies over the limit all become JSON-RPC errors rather than HTTP
+// failures.
 
-import Fastify, {
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyServerOptions,
-} from 'fastify'
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Engine } from '../core/index.js'
 import { InFlightLimiter, limitInFlight } from '../inflight/index.js'
 import {
   AOS_DEFAULTS,
   type AosReply,
+  type AosService,
   createAosService,
   errorResponse,
   RPC_ERRORS,
   rpcError,
 } from '../protocols/index.js'
 import { type AcsRouteOptions, mountAcs } from './acs.js'
-import { type Authenticate, decisionTenant, installFrontDoor, refusedBodyType } from './front-door.js'
-import { callerGone, rawBody, rawRpcScope, refusedEncoding } from './rpc-scope.js'
+import { createDataPlane, type DataPlane, type DataPlaneRoute } from './data-plane.js'
+import { type Authenticate, installFrontDoor } from './front-door.js'
 import { serverTimeouts, type TimeoutSettings } from './timeouts.js'
 
 /** Something that adds routes to the app (e.g. `/metrics`, `/ws`). */
@@ -64,24 +63,30 @@ export interface ServerOptions {
 
 export const SERVER_DEFAULTS = { bodyLimitBytes: 1024 * 1024, version: '0.1.0' } as const
 
-const JSON_TYPE = 'application/json; charset=utf-8'
-
 /**
- * Creates the Fastify app (not listening yet; see {@link listen}).
+ * Creates the server (not listening yet; see {@link listen}): the data plane's routes
+ * answered first, every other request by the Fastify app.
  * @returns the app, ready after `await app.ready()`.
  */
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const bodyLimit = options.bodyLimitBytes ?? SERVER_DEFAULTS.bodyLimitBytes
   const version = options.version ?? SERVER_DEFAULTS.version
+  let dataPlane: DataPlane | undefined
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     ...serverTimeouts(options.timeouts),
+    serverFactory: (fastifyHandler, settings) =>
+      dataPlaneServer(fastifyHandler, settings, (req, res) => dataPlane?.(req, res) === true),
   })
-  installFrontDoor(app, { allowedHosts: options.allowedHosts, tokenAuth: options.authenticate !== undefined })
-  limitInFlight(app, options.inFlight ?? new InFlightLimiter())
+  const door = installFrontDoor(app, {
+    allowedHosts: options.allowedHosts,
+    tokenAuth: options.authenticate !== undefined,
+  })
+  const limiter = options.inFlight ?? new InFlightLimiter()
+  limitInFlight(app, limiter)
   const service = createAosService({
     engine: options.engine,
     version,
@@ -97,73 +102,25 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.addHook('preClose', async () => {
     closing = true
   })
-  const shuttingDown = errorResponse(
-    null,
-    rpcError(
-      RPC_ERRORS.internal,
-      'server',
-      'the Guardian is shutting down; the request was not evaluated, send it again',
+  const shuttingDown = JSON.stringify(
+    errorResponse(
+      null,
+      rpcError(
+        RPC_ERRORS.internal,
+        'server',
+        'the Guardian is shutting down; the request was not evaluated, send it again',
+      ),
     ),
   )
-
-  await app.register(async (scope) => {
-    rawRpcScope(scope, { bodyLimitBytes: bodyLimit, onInternalError: options.onInternalError })
-    // Checked as soon as the request line and headers are in, so that a request whose body
-    // was still arriving when the shutdown began is answered, not refused.
-    scope.addHook('onRequest', (_request, reply, done) => {
-      if (!closing) return done()
-      reply
-        .code(503)
-        .header('connection', 'close')
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(JSON.stringify(shuttingDown))
-    })
-    /** Sends an answer: 204 for notifications only, else the JSON-RPC response. */
-    const send = (reply: FastifyReply, answer: AosReply): void => {
-      if (closing) reply.header('connection', 'close')
-      if (answer === undefined) reply.code(204).send()
-      else reply.code(200).header('content-type', JSON_TYPE).send(JSON.stringify(answer))
-    }
-    /** With `server.auth: token`: the caller is checked first, its token may pin the tenant. */
-    const authenticated = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      authenticate: Authenticate,
-      body: Buffer,
-    ): Promise<FastifyReply> => {
-      const caller = await decisionTenant(request, reply, authenticate)
-      if (caller === undefined) return reply
-      send(
-        reply,
-        await service.answerBody(
-          body,
-          caller.tenant === undefined
-            ? { onCallerGone: callerGone(reply) }
-            : { tenant: caller.tenant, onCallerGone: callerGone(reply) },
-        ),
-      )
-      return reply
-    }
-    // Not async: when every hook answers synchronously, so does the route (no promise, no
-    // extra tick); a pending answer is sent once it settles, a failure goes to the error
-    // handler like a thrown one.
-    scope.post('/aos', (request, reply) => {
-      if (refusedEncoding(request, reply) || refusedBodyType(request, reply)) return
-      const body = rawBody(request)
-      if (options.authenticate) return authenticated(request, reply, options.authenticate, body)
-      const tenant = request.headers['x-warden-tenant']
-      const onCallerGone = callerGone(reply)
-      const answer = service.answerBody(
-        body,
-        tenant === undefined ? { onCallerGone } : { tenant, onCallerGone },
-      )
-      if (answer instanceof Promise) {
-        answer.then(
-          (settled) => send(reply, settled),
-          (error: unknown) => reply.send(error),
-        )
-      } else send(reply, answer)
-    })
+  dataPlane = createDataPlane({
+    routes: new Map([['/aos', aosRoute(service)]]),
+    door,
+    limiter,
+    bodyLimitBytes: bodyLimit,
+    authenticate: options.authenticate,
+    closing: () => closing,
+    shuttingDownBody: shuttingDown,
+    onInternalError: options.onInternalError,
   })
 
   app.get('/healthz', async (_request, reply) => {
@@ -184,4 +141,35 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   for (const plugin of options.plugins ?? []) await plugin(app)
   await app.ready()
   return app
+}
+
+/** `POST /aos`: the AOS service over a raw body, answered synchronously when it can be. */
+function aosRoute(service: AosService): DataPlaneRoute {
+  const text = (answer: AosReply): string | undefined =>
+    answer === undefined ? undefined : JSON.stringify(answer)
+  return (body, call) => {
+    const answer = service.answerBody(
+      body,
+      call.tenant === undefined ? { onCallerGone: call.onCallerGone } : call,
+    )
+    return answer instanceof Promise ? answer.then(text) : text(answer)
+  }
+}
+
+/**
+ * The HTTP server the app listens with: the data plane takes its requests first, the rest
+ * go to Fastify. The timeouts are Fastify's own settings, applied as Fastify would.
+ */
+function dataPlaneServer(
+  fastifyHandler: (req: IncomingMessage, res: ServerResponse) => void,
+  settings: FastifyServerOptions,
+  dataPlane: (req: IncomingMessage, res: ServerResponse) => boolean,
+) {
+  const server = createHttpServer((req, res) => {
+    if (!dataPlane(req, res)) fastifyHandler(req, res)
+  })
+  if (settings.keepAliveTimeout !== undefined) server.keepAliveTimeout = settings.keepAliveTimeout
+  if (settings.requestTimeout !== undefined) server.requestTimeout = settings.requestTimeout
+  if (settings.connectionTimeout !== undefined) server.setTimeout(settings.connectionTimeout)
+  return server
 }

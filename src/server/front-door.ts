@@ -4,6 +4,7 @@
 // also require a JSON body and, under `server.auth: token`, a token of a role that may ask
 // for decisions, whose tenant rule is the same for all of them.
 
+import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import {
   type CallerPrincipal,
@@ -36,11 +37,12 @@ export function sendRefusal(reply: FastifyReply, refusal: DoorRefusal): FastifyR
 /**
  * Adds the front door to every route of the app. The Host rule follows the address the
  * server listens on, read at the first request.
+ * @returns the door, for routes served before the app (the data plane) to check with
  */
 export function installFrontDoor(
   app: FastifyInstance,
   options: { allowedHosts?: readonly string[] | undefined; tokenAuth: boolean },
-): void {
+): FrontDoor {
   const door = new FrontDoor({
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     queryToken: { refuse: options.tokenAuth, exceptPaths: QUERY_TOKEN_PATHS },
@@ -54,6 +56,7 @@ export function installFrontDoor(
     if (refusal === undefined) return done()
     sendRefusal(reply, refusal)
   })
+  return door
 }
 
 /**
@@ -81,17 +84,26 @@ export async function decisionTenant(
   const named = request.headers['x-warden-tenant']
   const header = typeof named === 'string' ? named : undefined
   if (!authenticate) return { tenant: header }
-  const verdict = await authenticate(request.headers.authorization, undefined)
-  if ('error' in verdict) {
-    sendRefusal(reply, { status: 401, field: 'authorization', message: verdict.error })
-    return undefined
-  }
-  const decided = callerTenant(verdict.principal, header)
-  if ('status' in decided) {
-    sendRefusal(reply, decided)
-    return undefined
-  }
-  return decided
+  const caller = await callerOf(request.headers, authenticate)
+  if (!('status' in caller)) return caller
+  sendRefusal(reply, caller)
+  return undefined
+}
+
+/**
+ * The tenant an authenticated decision request runs as, or why it is refused: 401 for a
+ * bad token, 403 for a role that may not ask for decisions or a token bound to another
+ * tenant than `X-Warden-Tenant` names.
+ */
+export async function callerOf(
+  headers: IncomingHttpHeaders,
+  authenticate: Authenticate,
+): Promise<{ tenant: string | undefined } | DoorRefusal> {
+  const named = headers['x-warden-tenant']
+  const header = typeof named === 'string' ? named : undefined
+  const verdict = await authenticate(headers.authorization, undefined)
+  if ('error' in verdict) return { status: 401, field: 'authorization', message: verdict.error }
+  return callerTenant(verdict.principal, header)
 }
 
 /** An `onRequest` hook that lets only callers with a valid token (any role) through. */

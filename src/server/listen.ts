@@ -2,6 +2,8 @@
 // SIGTERM / SIGINT — stop accepting, let requests in flight finish, drain the hooks still
 // running for non-blocking events, close the engine, then exit 0.
 
+import { lookup } from 'node:dns/promises'
+import { createServer, type Server } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import type { Engine } from '../core/index.js'
 
@@ -24,8 +26,38 @@ export async function listen(app: FastifyInstance, options: ListenOptions = {}):
   await app.listen({ port: options.port ?? LISTEN_DEFAULTS.port, host })
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : (options.port ?? LISTEN_DEFAULTS.port)
+  if (host === 'localhost' && typeof address === 'object' && address) {
+    await listenAlsoOn(app.server, address.address, port)
+  }
   const shownHost = host.includes(':') ? `[${host}]` : host
   return `http://${shownHost}:${port}`
+}
+
+/**
+ * `localhost` names both loopback addresses: the server listens on the first, and here on
+ * the others, with the same handler and timeouts (closed once the server is). An address
+ * that cannot be bound (no IPv6) is skipped, as the first one decides.
+ */
+async function listenAlsoOn(server: Server, bound: string, port: number): Promise<void> {
+  const addresses = await lookup('localhost', { all: true }).catch(() => [])
+  const handler = server.listeners('request')[0] as Parameters<typeof createServer>[1] | undefined
+  if (!handler) return
+  for (const { address } of addresses) {
+    if (address === bound) continue
+    const also = createServer(handler)
+    also.keepAliveTimeout = server.keepAliveTimeout
+    also.requestTimeout = server.requestTimeout
+    also.setTimeout(server.timeout)
+    const listening = await new Promise<boolean>((resolve) => {
+      also.once('error', () => resolve(false))
+      also.listen(port, address, () => resolve(true))
+    })
+    if (!listening) continue
+    server.once('close', () => {
+      also.close()
+      also.closeIdleConnections()
+    })
+  }
 }
 
 /** Settings of {@link stopGracefully} and {@link installShutdown}. */
