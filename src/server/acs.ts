@@ -1,8 +1,8 @@
-// `POST /acs`: the ACS v0.1 Guardian over HTTP. Bodies are read raw, so bad UTF-8, bad
-// JSON, deep nesting and bodies over the limit become JSON-RPC errors, as on `/aos`. A signed
-// response goes out as the text it was signed over, not serialized a second time.
+// `POST /acs`: the ACS v0.1 Guardian over HTTP, a route of the data plane beside `/aos`
+// (one front door, one set of in-flight limits, one read of the body). Bad UTF-8, bad JSON
+// and deep nesting become JSON-RPC errors, as on `/aos`. A signed response goes out as the
+// text it was signed over, not serialized a second time.
 
-import type { FastifyInstance } from 'fastify'
 import type { Engine } from '../core/index.js'
 import {
   type AcsLedger,
@@ -14,8 +14,7 @@ import {
   type SecretOpener,
 } from '../protocols/acs/index.js'
 import { openAcsLedger, type SqlAcsLedger } from './acs-ledger.js'
-import { type Authenticate, decisionTenant, refusedBodyType } from './front-door.js'
-import { callerGone, rawBody, rawRpcScope, refusedEncoding } from './rpc-scope.js'
+import type { DataPlaneRoute } from './data-plane.js'
 
 /** Settings of the `/acs` route. */
 export interface AcsRouteOptions {
@@ -25,7 +24,6 @@ export interface AcsRouteOptions {
   version?: string
   maxBatch?: number
   maxDepth?: number
-  bodyLimitBytes: number
   onInternalError?: (error: unknown) => void
   /** Longest wait for one ledger call before the failure posture answers (`audit.syncTimeoutMs`). */
   ledgerTimeoutMs?: number
@@ -33,17 +31,16 @@ export interface AcsRouteOptions {
   onAnswerChanged?: AcsServiceOptions['onAnswerChanged']
   /** The management plane's approver: requests outside a session's Intent can be put to it. */
   approver?: AcsServiceOptions['approver']
-  /** Checks the caller like `/aos` does (`server.auth: token`). */
-  authenticate?: Authenticate
   /** Whether decisions are emitted as OCSF events: announced in the ServerHello. Default false. */
   ocsfEnabled?: boolean
 }
 
 /**
- * Mounts `POST /acs` on the app.
- * @returns the service, for callers that read its ledger.
+ * The `POST /acs` route of the data plane, which has already checked the front door, the
+ * in-flight limits, the body's size and type and the caller's token when this runs.
+ * @returns the service (for callers that read its ledger) and the route.
  */
-export async function mountAcs(app: FastifyInstance, options: AcsRouteOptions): Promise<AcsService> {
+export function acsRoute(options: AcsRouteOptions): { service: AcsService; route: DataPlaneRoute } {
   const service = createAcsService({
     engine: options.engine,
     ...(options.settings ? { settings: options.settings } : {}),
@@ -57,26 +54,11 @@ export async function mountAcs(app: FastifyInstance, options: AcsRouteOptions): 
     ...(options.approver ? { approver: options.approver } : {}),
     ...(options.ocsfEnabled !== undefined ? { ocsfEnabled: options.ocsfEnabled } : {}),
   })
-  await app.register(async (scope) => {
-    rawRpcScope(scope, options)
-    scope.post('/acs', async (request, reply) => {
-      if (refusedEncoding(request, reply) || refusedBodyType(request, reply)) return reply
-      const caller = await decisionTenant(request, reply, options.authenticate)
-      if (caller === undefined) return reply
-      const { tenant } = caller
-      const body = rawBody(request)
-      const onCallerGone = callerGone(reply)
-      const answer = await service.handleBody(
-        body,
-        tenant === undefined ? { onCallerGone } : { tenant, onCallerGone },
-      )
-      return reply
-        .code(200)
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(service.replyText(answer))
-    })
-  })
-  return service
+  const route: DataPlaneRoute = (body, { tenant, onCallerGone }) =>
+    service
+      .handleBody(body, typeof tenant === 'string' ? { tenant, onCallerGone } : { onCallerGone })
+      .then((answer) => service.replyText(answer))
+  return { service, route }
 }
 
 /**

@@ -1,5 +1,5 @@
-// The HTTP server: `POST /aos` (the AOS Guardian) on the data plane, plain `node:http` in
-// front of a Fastify app that serves `POST /acs`, `GET /healthz` and what other parts mount
+// The HTTP server: `POST /aos` and `POST /acs` (the Guardians) on the data plane, plain
+// `node:http` in front of a Fastify app that serves `GET /healthz` and what other parts mount
 // (metrics, the management WebSocket, the UI) through `plugins`. Both share one listener,
 // one front door and one set of in-flight limits. Bodies are read raw so that bad UTF-8, bad
 // JSON, deep nesting and bodies over the limit all become JSON-RPC errors rather than HTTP
@@ -18,7 +18,7 @@ import {
   RPC_ERRORS,
   rpcError,
 } from '../protocols/index.js'
-import { type AcsRouteOptions, mountAcs } from './acs.js'
+import { type AcsRouteOptions, acsRoute } from './acs.js'
 import { createDataPlane, type DataPlane, type DataPlaneRoute } from './data-plane.js'
 import { type Authenticate, installFrontDoor } from './front-door.js'
 import { serverTimeouts, type TimeoutSettings } from './timeouts.js'
@@ -112,8 +112,19 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       ),
     ),
   )
+  const acs = acsRoute({
+    engine: options.engine,
+    version,
+    ...options.acs,
+    ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
+    ...(options.maxDepth ? { maxDepth: options.maxDepth } : {}),
+    ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
+  })
   dataPlane = createDataPlane({
-    routes: new Map([['/aos', aosRoute(service)]]),
+    routes: new Map([
+      ['/aos', aosRoute(service)],
+      ['/acs', acs.route],
+    ]),
     door,
     limiter,
     bodyLimitBytes: bodyLimit,
@@ -128,16 +139,6 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     return { status: 'ok', version }
   })
 
-  await mountAcs(app, {
-    engine: options.engine,
-    bodyLimitBytes: bodyLimit,
-    version,
-    ...options.acs,
-    ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
-    ...(options.maxDepth ? { maxDepth: options.maxDepth } : {}),
-    ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
-    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
-  })
   for (const plugin of options.plugins ?? []) await plugin(app)
   await app.ready()
   return app
