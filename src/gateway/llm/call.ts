@@ -55,9 +55,24 @@ const DROPPED_RESPONSE = new Set([
   'upgrade',
 ])
 
-/** The upstream URL of a request path. */
+/** Pinned upstream URLs by base and request target (agents call a handful of paths). */
+const pinned = new WeakMap<URL, Map<string, URL>>()
+/** Targets remembered per base; past it the map starts over. */
+const PINNED_TARGETS = 64
+
+/** The upstream URL of a request path (pinned to the base's origin; see {@link pinnedUrl}). */
 export function upstreamUrl(base: URL, path: string): URL {
-  return pinnedUrl(base, path)
+  let known = pinned.get(base)
+  const hit = known?.get(path)
+  if (hit) return hit
+  const url = pinnedUrl(base, path)
+  if (!known) {
+    known = new Map()
+    pinned.set(base, known)
+  }
+  if (known.size >= PINNED_TARGETS) known.clear()
+  known.set(path, url)
+  return url
 }
 
 /**
