@@ -3,8 +3,11 @@
 // refused 503 naming the setting (the upstream never sees it) and its place comes back once
 // the first is answered; a chunked body past llm.maxBodyBytes is refused 413 without being
 // forwarded; a cross-site browser POST is refused at the door; a malformed caller header is
-// refused 400. Each is checked against what the upstream received.
+// refused 400. Each is checked against what the upstream received. An agent that leaves
+// before the answer has its upstream call abandoned at once.
 
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { allow } from '../../src/core/index.js'
 import { type LlmGateway, startLlmGateway } from '../../src/gateway/index.js'
@@ -99,5 +102,37 @@ describe('warden llm fast lane keeps the limits and the door', () => {
     expect(badTenant.status).toBe(400)
     expect(await badTenant.text()).toContain('X-Warden-Tenant')
     expect(upstream.requests.length).toBe(before)
+  })
+
+  it('abandons the upstream call at once when the agent leaves before the answer', async () => {
+    let closed = false
+    let arrived = false
+    // An upstream that never answers, and says when its caller hung up.
+    const silent = createServer((req) => {
+      arrived = true
+      req.socket.once('close', () => {
+        closed = true
+      })
+    })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const port = (silent.address() as AddressInfo).port
+    const held = await startLlmGateway({ engine, upstream: new URL(`http://127.0.0.1:${port}`) })
+    try {
+      const leave = new AbortController()
+      const call = fetch(new URL('/v1/messages', held.url), {
+        method: 'POST',
+        headers: HEADERS,
+        body: BODY,
+        signal: leave.signal,
+      }).catch(() => 'left')
+      await expect.poll(() => arrived, { timeout: 5000 }).toBe(true)
+      leave.abort()
+      expect(await call).toBe('left')
+      await expect.poll(() => closed, { timeout: 2000 }).toBe(true)
+    } finally {
+      await held.close()
+      silent.closeAllConnections()
+      silent.close()
+    }
   })
 })

@@ -33,6 +33,7 @@ export {
   gatewayServer,
 } from './server.js'
 export {
+  CallerGone,
   translate as translateUpstreamError,
   Upstream,
   type UpstreamAnswer,

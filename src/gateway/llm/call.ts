@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Dispatcher } from 'undici'
 import { errorMessage, type JsonObject } from '../../core/index.js'
 import { SSE_HEADERS } from '../a2a/index.js'
-import { pinnedUrl, type Upstream, UpstreamError } from '../kit/index.js'
+import { CallerGone, pinnedUrl, type Upstream, UpstreamError } from '../kit/index.js'
 import { type ApiErrorInfo, isObject, type LlmApi } from './api.js'
 import type { CallScope, LlmChecks } from './checks.js'
 import type { LlmLimits } from './limits.js'
@@ -166,7 +166,7 @@ export async function handleModelCall(
   const headers = upstreamHeaders(req.headers, api, deps.apiKey, drop)
   const payload = checked.changed ? JSON.stringify(checked.body) : raw
   if (checked.changed) headers['content-type'] = 'application/json'
-  const gone = new AbortController()
+  const gone = new CallerGone()
   const onClose = () => {
     if (!res.writableFinished) gone.abort()
   }
@@ -178,7 +178,7 @@ export async function handleModelCall(
         method: 'POST',
         headers,
         body: payload,
-        signal: gone.signal,
+        signal: gone,
       })
       if (answer.status >= 300 || !answer.contentType.startsWith('text/event-stream')) {
         const text = await readAll(answer.body, deps.limits.maxAnswerBytes)
@@ -208,13 +208,13 @@ export async function handleModelCall(
       method: 'POST',
       headers,
       body: payload,
-      signal: gone.signal,
+      signal: gone,
     })
     if (answer.status < 200 || answer.status >= 300)
       return passThrough(res, answer.status, answer.headers, answer.text)
     await answerWhole(deps, api, res, scope, answer)
   } catch (error) {
-    if (gone.signal.aborted) return
+    if (gone.aborted) return
     const failure = upstreamError(error)
     deps.log(`${api.label}: ${failure.message}`)
     writeApiError(res, api, failure)
