@@ -81,6 +81,8 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
   const authenticate = options.authenticate
   const { app, listen } = gatewayServer({
     section: 'a2a',
+    // Messages (every POST) are taken ahead of Fastify, behind the same door and limits.
+    lane: { takes: (method) => method === 'POST', serve: (req, res, body) => serve(req, res, body) },
     limits,
     ...(options.inFlight ? { inFlight: options.inFlight } : {}),
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
@@ -133,69 +135,72 @@ export async function startA2aGateway(options: A2aGatewayOptions): Promise<A2aGa
       .end(JSON.stringify(rewriteCard(checked.value as typeof card.card, publicUrl as URL)))
   }
 
+  /** Answers one request whose body was read (GET: empty). Never throws. */
+  async function serve(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+    const request = { method: req.method ?? 'GET', url: req.url ?? '/' }
+    const url = new URL(request.url, 'http://gateway')
+    const isCard = (CARD_PATHS as readonly string[]).includes(url.pathname)
+    try {
+      const caller = await callerOf(req)
+      if ('error' in caller)
+        return writeRestRefusal(res, { ...refusedBy(caller.error, caller.status), kind: 'invalid' })
+      if (isCard && request.method === 'GET') return await serveCard(res, caller)
+      const card = await currentCard()
+      const callTarget: Target = { ...target, name: card.name }
+      const path = url.pathname.replace(/\/+$/, '') || '/'
+      const rpc = card.interfaces.find((i) => i.binding === 'JSONRPC' && i.path === path)
+      if (rpc && request.method === 'POST') {
+        return await handleJsonRpc(deps, body, rpc.url, caller, callTarget, forwardAuthorization, req, res)
+      }
+      const rest = card.interfaces
+        .filter(
+          (i) =>
+            i.binding === 'HTTP+JSON' &&
+            (path === i.path || path.startsWith(i.path === '/' ? '/' : `${i.path}/`)),
+        )
+        .sort((a, b) => b.path.length - a.path.length)[0]
+      if (rest) {
+        const subpath = rest.path === '/' ? url.pathname : url.pathname.slice(rest.path.length)
+        return await handleRest(
+          deps,
+          rest.url,
+          subpath,
+          url,
+          body,
+          caller,
+          callTarget,
+          forwardAuthorization,
+          req,
+          res,
+        )
+      }
+      const known = card.interfaces.map((i) => `${i.binding} at ${i.path}`).join(', ') || 'none'
+      writeRestRefusal(
+        res,
+        invalid(
+          -32601,
+          `nothing is served at ${request.method} ${url.pathname.slice(0, 100)}; the agent's interfaces: ${known}`,
+          404,
+        ),
+      )
+    } catch (error) {
+      const refusal =
+        error instanceof UpstreamError
+          ? upstreamFailure(error.kind, error.message)
+          : upstreamFailure('unreachable', `the gateway failed: ${errorMessage(error)}`)
+      log(`${request.method} ${url.pathname}: ${refusal.message}`)
+      if (res.headersSent) res.end()
+      else if (isCard || request.method !== 'POST') writeRestRefusal(res, refusal)
+      else writeRpcRefusal(res, null, refusal)
+    }
+  }
+
   app.route({
     method: ['GET', 'POST', 'DELETE'],
     url: '/*',
     handler: async (request, reply) => {
       reply.hijack()
-      const req = request.raw
-      const res = reply.raw
-      const url = new URL(request.url, 'http://gateway')
-      const isCard = (CARD_PATHS as readonly string[]).includes(url.pathname)
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
-      try {
-        const caller = await callerOf(req)
-        if ('error' in caller)
-          return writeRestRefusal(res, { ...refusedBy(caller.error, caller.status), kind: 'invalid' })
-        if (isCard && request.method === 'GET') return await serveCard(res, caller)
-        const card = await currentCard()
-        const callTarget: Target = { ...target, name: card.name }
-        const path = url.pathname.replace(/\/+$/, '') || '/'
-        const rpc = card.interfaces.find((i) => i.binding === 'JSONRPC' && i.path === path)
-        if (rpc && request.method === 'POST') {
-          return await handleJsonRpc(deps, body, rpc.url, caller, callTarget, forwardAuthorization, req, res)
-        }
-        const rest = card.interfaces
-          .filter(
-            (i) =>
-              i.binding === 'HTTP+JSON' &&
-              (path === i.path || path.startsWith(i.path === '/' ? '/' : `${i.path}/`)),
-          )
-          .sort((a, b) => b.path.length - a.path.length)[0]
-        if (rest) {
-          const subpath = rest.path === '/' ? url.pathname : url.pathname.slice(rest.path.length)
-          return await handleRest(
-            deps,
-            rest.url,
-            subpath,
-            url,
-            body,
-            caller,
-            callTarget,
-            forwardAuthorization,
-            req,
-            res,
-          )
-        }
-        const known = card.interfaces.map((i) => `${i.binding} at ${i.path}`).join(', ') || 'none'
-        writeRestRefusal(
-          res,
-          invalid(
-            -32601,
-            `nothing is served at ${request.method} ${url.pathname.slice(0, 100)}; the agent's interfaces: ${known}`,
-            404,
-          ),
-        )
-      } catch (error) {
-        const refusal =
-          error instanceof UpstreamError
-            ? upstreamFailure(error.kind, error.message)
-            : upstreamFailure('unreachable', `the gateway failed: ${errorMessage(error)}`)
-        log(`${request.method} ${url.pathname}: ${refusal.message}`)
-        if (res.headersSent) res.end()
-        else if (isCard || request.method !== 'POST') writeRestRefusal(res, refusal)
-        else writeRpcRefusal(res, null, refusal)
-      }
+      await serve(request.raw, reply.raw, Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0))
     },
   })
 

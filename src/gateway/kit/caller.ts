@@ -37,6 +37,24 @@ export async function callerIdentity(
   req: IncomingMessage,
   authenticate: RequestAuthenticator | undefined,
 ): Promise<CallerIdentity | CallerRefusal> {
+  const identity = headerIdentity(req)
+  if (!authenticate || 'status' in identity) return identity
+  const tenant = identity.tenant
+  const verdict = await authenticate(req)
+  if ('error' in verdict) return { status: 401, code: 'authorization', message: verdict.error }
+  const decided = callerTenant(verdict.principal, tenant)
+  if ('status' in decided) return { status: decided.status, code: decided.field, message: decided.message }
+  identity.authenticated = true
+  if (decided.tenant !== undefined) identity.tenant = decided.tenant
+  else delete identity.tenant
+  return identity
+}
+
+/**
+ * The caller as the request's headers name it, without token auth (synchronous), or why the
+ * headers are refused (400 for a malformed name).
+ */
+export function headerIdentity(req: IncomingMessage): CallerIdentity | CallerRefusal {
   const tenant = requestHeader(req, 'x-warden-tenant')
   const agent = requestHeader(req, 'x-warden-agent')
   const user = requestHeader(req, 'x-warden-user')
@@ -57,14 +75,6 @@ export async function callerIdentity(
   if (tenant !== undefined) identity.tenant = tenant
   if (agent !== undefined) identity.agent = agent
   if (user !== undefined) identity.user = user
-  if (!authenticate) return identity
-  const verdict = await authenticate(req)
-  if ('error' in verdict) return { status: 401, code: 'authorization', message: verdict.error }
-  const decided = callerTenant(verdict.principal, tenant)
-  if ('status' in decided) return { status: decided.status, code: decided.field, message: decided.message }
-  identity.authenticated = true
-  if (decided.tenant !== undefined) identity.tenant = decided.tenant
-  else delete identity.tenant
   return identity
 }
 

@@ -5,6 +5,7 @@ export {
   type CallerIdentity,
   type CallerRefusal,
   callerIdentity,
+  headerIdentity,
   type RequestAuthenticator,
   requestHeader,
 } from './caller.js'
@@ -21,6 +22,7 @@ export {
   unknownTypePolicy,
 } from './closed-world.js'
 export { discardBody, discardBound } from './drain.js'
+export type { GatewayLane } from './lane.js'
 export { LET_THROUGH_CODE, letThroughRecorder, listedKeys } from './let-through.js'
 export { byteSetting, inFlightSettings, millisSetting } from './limits.js'
 export { navigationRefusal, pinnedUrl, TargetError, targetProblem, targetRefusal } from './origin.js'
@@ -31,6 +33,7 @@ export {
   gatewayServer,
 } from './server.js'
 export {
+  CallerGone,
   translate as translateUpstreamError,
   Upstream,
   type UpstreamAnswer,

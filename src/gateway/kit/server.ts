@@ -4,6 +4,7 @@
 // (a refused request takes no place), raw bodies bounded in size, one error handler, and
 // `/healthz` and `/metrics`. Each answer Warden writes is in the protocol's own error shape.
 
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { errorMessage } from '../../core/index.js'
 import {
@@ -15,6 +16,7 @@ import {
 import { type DoorRefusal, doorRefusalHeaders, FrontDoor, gatewayRefusal } from '../../net/index.js'
 import type { RequestAuthenticator } from './caller.js'
 import { discardBody, discardBound } from './drain.js'
+import { type GatewayLane, installLane, laneFailure } from './lane.js'
 import { navigationRefusal, targetRefusal } from './origin.js'
 
 /** An error Warden answers itself, before the protocol sees the request. */
@@ -42,6 +44,8 @@ export interface GatewayServerOptions {
   /** The body of an error the server answers (413, a parse failure, a crash), in the protocol's shape. */
   errorBody(url: string, error: GatewayErrorInfo): string | object
   log(line: string): void
+  /** The protocol's fast lane (its calls taken ahead of Fastify, behind the same door and limits). */
+  lane?: GatewayLane
 }
 
 /** A gateway's server, before it listens. */
@@ -80,14 +84,25 @@ export function gatewayServer(options: GatewayServerOptions): GatewayServer {
       .headers(doorRefusalHeaders(refusal))
       .send(options.doorBody(request.url, refusal))
   })
-  limitInFlight(
-    app,
+  const inFlight =
     options.inFlight ??
-      inFlightLimiterFor(limits, options.section, {
-        bytes: limits.maxBodyBytes,
-        setting: `${options.section}.maxBodyBytes`,
-      }),
-  )
+    inFlightLimiterFor(limits, options.section, {
+      bytes: limits.maxBodyBytes,
+      setting: `${options.section}.maxBodyBytes`,
+    })
+  limitInFlight(app, inFlight)
+  if (options.lane) {
+    const fail = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+      log(laneFailure(req, error))
+      if (res.headersSent) return void res.destroy()
+      const info = { status: 500, code: 'invalid_request', message: 'the gateway failed' }
+      const body = options.errorBody(req.url ?? '', info)
+      res
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(typeof body === 'string' ? body : JSON.stringify(body))
+    }
+    installLane(app, options.lane, { door, limiter: inFlight, maxBodyBytes: limits.maxBodyBytes, fail })
+  }
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
   app.setErrorHandler(async (error, request, reply) => {

@@ -3,6 +3,7 @@
 // one by one. The upstream is the one the operator named (`--upstream`), so it is reached
 // directly; URLs from callers (push notifications) go through the SSRF policy instead.
 
+import { EventEmitter } from 'node:events'
 import type { Readable } from 'node:stream'
 import { Agent, type Dispatcher } from 'undici'
 import { redactUrl } from '../../net/index.js'
@@ -27,7 +28,22 @@ export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'DELETE'
   headers?: Record<string, string>
   body?: string | Buffer
-  signal?: AbortSignal
+  signal?: AbortSignal | CallerGone
+}
+
+/**
+ * A switch that abandons an upstream request when the caller leaves: what undici accepts as
+ * a signal (`aborted`, an `abort` event), at a fraction of an AbortController's cost per call.
+ */
+export class CallerGone extends EventEmitter {
+  aborted = false
+
+  /** Abandons the request (once). */
+  abort(): void {
+    if (this.aborted) return
+    this.aborted = true
+    this.emit('abort')
+  }
 }
 
 /** How messages name the upstream and the answer-size setting. */
@@ -162,7 +178,7 @@ export function translate(
   error: unknown,
   url: URL,
   timeoutMs: number,
-  signal: AbortSignal | undefined,
+  signal: AbortSignal | CallerGone | undefined,
   peer = A2A_NAMES.peer,
 ): UpstreamError {
   if (error instanceof UpstreamError) return error

@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Dispatcher } from 'undici'
 import { errorMessage, type JsonObject } from '../../core/index.js'
 import { SSE_HEADERS } from '../a2a/index.js'
-import { pinnedUrl, type Upstream, UpstreamError } from '../kit/index.js'
+import { CallerGone, pinnedUrl, type Upstream, UpstreamError } from '../kit/index.js'
 import { type ApiErrorInfo, isObject, type LlmApi } from './api.js'
 import type { CallScope, LlmChecks } from './checks.js'
 import type { LlmLimits } from './limits.js'
@@ -55,9 +55,24 @@ const DROPPED_RESPONSE = new Set([
   'upgrade',
 ])
 
-/** The upstream URL of a request path. */
+/** Pinned upstream URLs by base and request target (agents call a handful of paths). */
+const pinned = new WeakMap<URL, Map<string, URL>>()
+/** Targets remembered per base; past it the map starts over. */
+const PINNED_TARGETS = 64
+
+/** The upstream URL of a request path (pinned to the base's origin; see {@link pinnedUrl}). */
 export function upstreamUrl(base: URL, path: string): URL {
-  return pinnedUrl(base, path)
+  let known = pinned.get(base)
+  const hit = known?.get(path)
+  if (hit) return hit
+  const url = pinnedUrl(base, path)
+  if (!known) {
+    known = new Map()
+    pinned.set(base, known)
+  }
+  if (known.size >= PINNED_TARGETS) known.clear()
+  known.set(path, url)
+  return url
 }
 
 /**
@@ -151,7 +166,7 @@ export async function handleModelCall(
   const headers = upstreamHeaders(req.headers, api, deps.apiKey, drop)
   const payload = checked.changed ? JSON.stringify(checked.body) : raw
   if (checked.changed) headers['content-type'] = 'application/json'
-  const gone = new AbortController()
+  const gone = new CallerGone()
   const onClose = () => {
     if (!res.writableFinished) gone.abort()
   }
@@ -163,7 +178,7 @@ export async function handleModelCall(
         method: 'POST',
         headers,
         body: payload,
-        signal: gone.signal,
+        signal: gone,
       })
       if (answer.status >= 300 || !answer.contentType.startsWith('text/event-stream')) {
         const text = await readAll(answer.body, deps.limits.maxAnswerBytes)
@@ -193,13 +208,13 @@ export async function handleModelCall(
       method: 'POST',
       headers,
       body: payload,
-      signal: gone.signal,
+      signal: gone,
     })
     if (answer.status < 200 || answer.status >= 300)
       return passThrough(res, answer.status, answer.headers, answer.text)
     await answerWhole(deps, api, res, scope, answer)
   } catch (error) {
-    if (gone.signal.aborted) return
+    if (gone.aborted) return
     const failure = upstreamError(error)
     deps.log(`${api.label}: ${failure.message}`)
     writeApiError(res, api, failure)

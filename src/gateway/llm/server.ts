@@ -7,13 +7,14 @@
 // `X-Warden-Token`, or in `Authorization` / `x-api-key` when it is one) pins the tenant and
 // is never forwarded.
 
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Engine, EventContext, OnCallerGone } from '../../core/index.js'
 import type { InFlightLimiter } from '../../inflight/index.js'
 import type { CallerPrincipal } from '../../net/index.js'
 import {
   callerIdentity,
   gatewayServer,
+  headerIdentity,
   requestHeader,
   type UnknownTypePolicy,
   Upstream,
@@ -91,6 +92,8 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
     ? (req: IncomingMessage) => authenticate(wardenToken(req).token)
     : undefined
   const { app, listen } = gatewayServer({
+    // Model calls (every POST) are taken ahead of Fastify, behind the same door and limits.
+    lane: { takes: (method) => method === 'POST', serve: (req, res, body) => serve(req, res, body) },
     section: 'llm',
     limits,
     ...(options.inFlight ? { inFlight: options.inFlight } : {}),
@@ -107,11 +110,21 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
     log,
   })
 
-  /** The caller's context, or the error to answer. */
-  async function callerOf(
+  /** The caller's context, or the error to answer (synchronously without token auth). */
+  function callerOf(
     req: IncomingMessage,
-  ): Promise<{ context: EventContext } | { error: ApiErrorInfo }> {
-    const identity = await callerIdentity(req, authenticateRequest)
+  ):
+    | { context: EventContext }
+    | { error: ApiErrorInfo }
+    | Promise<{ context: EventContext } | { error: ApiErrorInfo }> {
+    if (authenticateRequest)
+      return callerIdentity(req, authenticateRequest).then((identity) => contextOf(identity))
+    return contextOf(headerIdentity(req))
+  }
+
+  function contextOf(
+    identity: ReturnType<typeof headerIdentity>,
+  ): { context: EventContext } | { error: ApiErrorInfo } {
     if ('status' in identity) return { error: identity }
     const context: EventContext = { ...options.context }
     if (identity.tenant !== undefined) context.tenantId = identity.tenant
@@ -121,39 +134,42 @@ export async function startLlmGateway(options: LlmGatewayOptions): Promise<LlmGa
     return { context }
   }
 
+  /** Answers one request whose body was read (GET: empty). Never throws. */
+  async function serve(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
+    const method = req.method ?? 'GET'
+    const target = req.url ?? '/'
+    const path = SIMPLE_PATH.test(target) ? target : new URL(target, 'http://gateway').pathname
+    const route = apiForPath(method, path)
+    const shape: LlmApi = route.api ?? errorApiForPath(path)
+    const drop = options.authenticate ? wardenToken(req).headers : ['x-warden-token']
+    try {
+      const known = callerOf(req)
+      const caller = known instanceof Promise ? await known : known
+      if ('error' in caller) return writeApiError(res, shape, caller.error)
+      const context = caller.context
+      if (route.kind === 'refused') return writeApiError(res, shape, route.error)
+      if (route.kind === 'unchecked') return await forwardUnchecked(deps, route.api, req, res, raw, drop)
+      if (route.kind === 'stored')
+        return await handleStoredAnswer(deps, route.api, req, res, { context }, drop)
+      const onCallerGone: OnCallerGone = (listener) => {
+        res.once('close', () => {
+          if (!res.writableFinished) listener()
+        })
+      }
+      await handleModelCall(deps, route.api, req, res, raw, { context, onCallerGone }, drop)
+    } catch (error) {
+      const failure = upstreamError(error)
+      log(`${method} ${path}: ${failure.message}`)
+      writeApiError(res, shape, failure)
+    }
+  }
+
   app.route({
     method: ['GET', 'POST'],
     url: '/*',
     handler: async (request, reply) => {
       reply.hijack()
-      const req = request.raw
-      const res = reply.raw
-      const path = SIMPLE_PATH.test(request.url)
-        ? request.url
-        : new URL(request.url, 'http://gateway').pathname
-      const route = apiForPath(request.method, path)
-      const shape: LlmApi = route.api ?? errorApiForPath(path)
-      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
-      const drop = options.authenticate ? wardenToken(req).headers : ['x-warden-token']
-      try {
-        const caller = await callerOf(req)
-        if ('error' in caller) return writeApiError(res, shape, caller.error)
-        const context = caller.context
-        if (route.kind === 'refused') return writeApiError(res, shape, route.error)
-        if (route.kind === 'unchecked') return await forwardUnchecked(deps, route.api, req, res, raw, drop)
-        if (route.kind === 'stored')
-          return await handleStoredAnswer(deps, route.api, req, res, { context }, drop)
-        const onCallerGone: OnCallerGone = (listener) => {
-          res.once('close', () => {
-            if (!res.writableFinished) listener()
-          })
-        }
-        await handleModelCall(deps, route.api, req, res, raw, { context, onCallerGone }, drop)
-      } catch (error) {
-        const failure = upstreamError(error)
-        log(`${request.method} ${path}: ${failure.message}`)
-        writeApiError(res, shape, failure)
-      }
+      await serve(request.raw, reply.raw, Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0))
     },
   })
 
