@@ -3,7 +3,7 @@
 // hooks and a closed engine all become decisions with the cause as the reason.
 
 import { type BreakerTrip, DEFAULT_BREAKER, MemoryBreakerState } from './breaker.js'
-import { type EventName, isBlockingEvent, lookupEventName } from './catalog.js'
+import { isBlockingEvent, lookupEventName } from './catalog.js'
 import { type ChainResult, prepareHook, type RegisteredHook, runChain } from './chain.js'
 import { type Decision, type DecisionKind, refuseUnappliable, unrecordedReason } from './decision.js'
 import { dryRun } from './dry-run.js'
@@ -15,6 +15,7 @@ import {
   type Engine,
   type EngineOptions,
   type Limits,
+  type ResolvedName,
 } from './engine-types.js'
 import { errorMessage, WardenError } from './errors.js'
 import {
@@ -22,15 +23,14 @@ import {
   type EventContext,
   eventProblems,
   type JsonObject,
-  type ShapeCheck,
   shapeCheckFor,
 } from './events.js'
-import { blocksAtHome } from './home-rules.js'
+import { blocksAtHome, splitBackground } from './home-rules.js'
 import type { HookDefinition, HookSpec } from './hook.js'
 import { DecisionIds, randomIdPrefix } from './ids.js'
 import { cannotBlock, compose, type DecisionCore, resolveAsk } from './outcome.js'
 import { InFlight } from './run-hook.js'
-import { byPriorityThenName, type EventView, HookIndex, inRegistrationOrder } from './selection.js'
+import { byPriorityThenName, HookIndex, inRegistrationOrder } from './selection.js'
 import { payloadBytes } from './size.js'
 
 /**
@@ -268,12 +268,14 @@ export function createEngine(options: EngineOptions): Engine {
       const reason = `the payload is ${size} bytes, over the cap of ${limits.maxPayloadBytes} bytes`
       return early(id, event, 'deny', reason, 'payload-too-large', started)
     }
-    if (blocking) return decide(id, event, hooks, started, true)
+    if (blocking) {
+      const { held, apart } = splitBackground(hooks)
+      if (apart) inBackground(decide(ids.next(), event, apart, started, false))
+      return decide(id, event, held, started, true)
+    }
     if (input.wait || hooks.some(blocksAtHome))
       return Promise.resolve(decide(id, event, hooks, started, false)).then(cannotBlock)
-    const running = Promise.resolve(decide(id, event, hooks, started, false)).then(() => undefined)
-    background.add(running)
-    void running.finally(() => background.delete(running))
+    inBackground(decide(id, event, hooks, started, false))
     return {
       id,
       event: name,
@@ -286,6 +288,13 @@ export function createEngine(options: EngineOptions): Engine {
       durationMs: clock.now() - started,
       blocking: false,
     }
+  }
+
+  /** Keeps a chain the caller does not wait for until it is recorded (`close` drains them). */
+  function inBackground(decision: Soon<Decision>): void {
+    const running = Promise.resolve(decision).then(() => undefined)
+    background.add(running)
+    void running.finally(() => background.delete(running))
   }
 
   const drain = async (): Promise<void> => {
@@ -380,16 +389,6 @@ const soonDispatchers = new WeakMap<Engine, (input: DispatchInput) => Soon<Decis
 export function dispatchSoon(engine: Engine, input: DispatchInput): Soon<Decision> {
   const soon = soonDispatchers.get(engine)
   return soon ? soon(input) : engine.dispatch(input)
-}
-
-interface ResolvedName {
-  name: EventName
-  blocking: boolean
-  /** The event's hooks by tenant and agent; undefined when none is registered in any scope. */
-  hooks: EventView | undefined
-  check: ShapeCheck
-  /** The deepest `context.depth` allowed (one less for `subagent.start`, which adds a level). */
-  depthCap: number
 }
 
 /** The clock, read once (the global is a getter in Node). */

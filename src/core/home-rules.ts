@@ -56,3 +56,15 @@ export function observedVerdict(verdict: Verdict, event: EventName): Verdict {
 export function blocksAtHome(hook: { spec: { blocks?: boolean } }): boolean {
   return hook.spec.blocks === true
 }
+
+/**
+ * A blocking event's hooks split into those the caller waits for and those that run in the
+ * background (`background: true`); `apart` is undefined when none does (no copy is made).
+ */
+export function splitBackground<T extends { spec: { background?: boolean } }>(
+  hooks: readonly T[],
+): { held: readonly T[]; apart?: readonly T[] } {
+  if (!hooks.some((hook) => hook.spec.background === true)) return { held: hooks }
+  const apart = hooks.filter((hook) => hook.spec.background === true)
+  return { held: hooks.filter((hook) => hook.spec.background !== true), apart }
+}

@@ -66,6 +66,12 @@ export interface HookDefinition {
    * the home system's rule differs. Omitted: the event's rule.
    */
   blocks?: boolean
+  /**
+   * Run apart from the caller's chain on a blocking event: the caller does not wait for this
+   * hook, which observes only (as `blocks: false`); its run is recorded as its own decision.
+   * GoClaw's `post_tool_use` and `stop` hooks run so. Default false.
+   */
+  background?: boolean
   /** `shadow`: record the hook's would-be verdict, never apply it. Default `enforce`. */
   mode?: HookMode
   handler: HandlerConfig
@@ -92,6 +98,7 @@ export interface HookSpec {
   maxInvocationsPerTurn?: number
   breakerCountsBlocks?: boolean
   blocks?: boolean
+  background?: boolean
   /** Present (`shadow`) only for a hook in shadow mode. */
   mode?: 'shadow'
   handler: HandlerConfig
@@ -230,6 +237,7 @@ const definitionSchema = z
       .optional(),
     breakerCountsBlocks: z.boolean({ error: 'must be true or false' }).optional(),
     blocks: z.boolean({ error: 'must be true or false' }).optional(),
+    background: z.boolean({ error: 'must be true or false' }).optional(),
     mode: z
       .enum(['enforce', 'shadow'], {
         error: 'must be "enforce" (apply its verdict) or "shadow" (record what it would decide)',
@@ -306,6 +314,10 @@ export function parseHookDefinition(input: unknown): HookSpec {
   if (def.breakerCountsBlocks) spec.breakerCountsBlocks = true
   const blocks = def.blocks ?? loomFnRule(spec)
   if (blocks !== undefined) spec.blocks = blocks
+  if (def.background) {
+    spec.background = true
+    spec.blocks = false
+  }
   if (def.mode === 'shadow') spec.mode = 'shadow'
   return spec
 }

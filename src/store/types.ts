@@ -62,6 +62,8 @@ export interface HookInput {
   mode?: HookMode
   blocks?: boolean
   maxInvocationsPerTurn?: number
+  breakerCountsBlocks?: boolean
+  background?: boolean
 }
 
 /** A hook as read back: secrets in `handler` are open again. */
@@ -91,6 +93,8 @@ export interface StoredHook {
   mode?: 'shadow'
   blocks?: boolean
   maxInvocationsPerTurn?: number
+  breakerCountsBlocks?: boolean
+  background?: boolean
   createdAt: number
   updatedAt: number
 }

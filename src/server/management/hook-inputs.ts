@@ -34,6 +34,8 @@ export const definition = z
     description: z.string({ error: 'must be text' }).max(1000, 'must be at most 1000 characters').optional(),
     blocks: z.boolean({ error: 'must be true or false' }).optional(),
     maxInvocationsPerTurn: z.number({ error: 'must be a number' }).optional(),
+    breakerCountsBlocks: z.boolean({ error: 'must be true or false' }).optional(),
+    background: z.boolean({ error: 'must be true or false' }).optional(),
   })
   .strict()
 
@@ -214,6 +216,8 @@ export function toInput(plane: PlaneContext, principal: Principal, params: Defin
   if (spec.description) input.description = spec.description
   if (spec.blocks !== undefined) input.blocks = spec.blocks
   if (spec.maxInvocationsPerTurn !== undefined) input.maxInvocationsPerTurn = spec.maxInvocationsPerTurn
+  if (spec.breakerCountsBlocks) input.breakerCountsBlocks = true
+  if (spec.background) input.background = true
   return input
 }
 
@@ -240,6 +244,8 @@ export function paramsOf(hook: StoredHook): DefinitionParams {
   if (hook.description) params.description = hook.description
   if (hook.blocks !== undefined) params.blocks = hook.blocks
   if (hook.maxInvocationsPerTurn !== undefined) params.maxInvocationsPerTurn = hook.maxInvocationsPerTurn
+  if (hook.breakerCountsBlocks) params.breakerCountsBlocks = true
+  if (hook.background) params.background = true
   return params
 }
 
