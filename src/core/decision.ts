@@ -101,6 +101,8 @@ export interface HookTrace {
    * decided; it was not applied.
    */
   shadow?: true
+  /** The system whose format the hook was written in (its spans are named its way). */
+  home?: 'goclaw' | 'loom' | 'harness'
 }
 
 /** The engine's answer for one event. */

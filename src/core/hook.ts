@@ -72,6 +72,8 @@ export interface HookDefinition {
    * GoClaw's `post_tool_use` and `stop` hooks run so. Default false.
    */
   background?: boolean
+  /** The system whose format the hook was written in: traces name its spans its way. */
+  home?: 'goclaw' | 'loom' | 'harness'
   /** `shadow`: record the hook's would-be verdict, never apply it. Default `enforce`. */
   mode?: HookMode
   handler: HandlerConfig
@@ -99,6 +101,7 @@ export interface HookSpec {
   breakerCountsBlocks?: boolean
   blocks?: boolean
   background?: boolean
+  home?: 'goclaw' | 'loom' | 'harness'
   /** Present (`shadow`) only for a hook in shadow mode. */
   mode?: 'shadow'
   handler: HandlerConfig
@@ -238,6 +241,7 @@ const definitionSchema = z
     breakerCountsBlocks: z.boolean({ error: 'must be true or false' }).optional(),
     blocks: z.boolean({ error: 'must be true or false' }).optional(),
     background: z.boolean({ error: 'must be true or false' }).optional(),
+    home: z.enum(['goclaw', 'loom', 'harness'], { error: 'must be goclaw, loom or harness' }).optional(),
     mode: z
       .enum(['enforce', 'shadow'], {
         error: 'must be "enforce" (apply its verdict) or "shadow" (record what it would decide)',
@@ -314,6 +318,7 @@ export function parseHookDefinition(input: unknown): HookSpec {
   if (def.breakerCountsBlocks) spec.breakerCountsBlocks = true
   const blocks = def.blocks ?? loomFnRule(spec)
   if (blocks !== undefined) spec.blocks = blocks
+  if (def.home) spec.home = def.home
   if (def.background) {
     spec.background = true
     spec.blocks = false

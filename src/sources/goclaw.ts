@@ -159,7 +159,13 @@ export function goclawDefinition(entry: unknown, at: string, sink: GoclawSink): 
   if (!isRecord(config)) return fail('config must be an object')
   const handler = handlerOf(entry.handler_type, config, fail)
   if (!handler) return undefined
-  const definition: HookDefinition = { name, event: entry.event, handler, breakerCountsBlocks: true }
+  const definition: HookDefinition = {
+    name,
+    event: entry.event,
+    handler,
+    breakerCountsBlocks: true,
+    home: 'goclaw',
+  }
   const blocks = homeBlocking('goclaw', entry.event)
   if (blocks !== undefined) definition.blocks = blocks
   // GoClaw runs its observe-only hooks asynchronously: the caller is not held for them.

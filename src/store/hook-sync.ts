@@ -35,6 +35,7 @@ export function toHookDefinition(hook: StoredHook): HookDefinition {
   if (hook.maxInvocationsPerTurn !== undefined) definition.maxInvocationsPerTurn = hook.maxInvocationsPerTurn
   if (hook.breakerCountsBlocks) definition.breakerCountsBlocks = true
   if (hook.background) definition.background = true
+  if (hook.home) definition.home = hook.home
   return definition
 }
 

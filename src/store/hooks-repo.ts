@@ -48,6 +48,7 @@ function toRow(
         : {}),
       ...(input.breakerCountsBlocks ? { breakerCountsBlocks: true } : {}),
       ...(input.background ? { background: true } : {}),
+      ...(input.home ? { home: input.home } : {}),
       ...(input.tenant || input.agents?.length
         ? {
             scope: {
@@ -90,6 +91,7 @@ function toRow(
     max_invocations_per_turn: spec.maxInvocationsPerTurn ?? null,
     breaker_counts_blocks: spec.breakerCountsBlocks ? 1 : null,
     background: spec.background ? 1 : null,
+    home: spec.home ?? null,
   }
 }
 
@@ -124,6 +126,7 @@ export function fromRow(row: HooksTable, box: SecretBox | undefined): StoredHook
     hook.maxInvocationsPerTurn = Number(row.max_invocations_per_turn)
   if (Number(row.breaker_counts_blocks) === 1) hook.breakerCountsBlocks = true
   if (Number(row.background) === 1) hook.background = true
+  if (row.home === 'goclaw' || row.home === 'loom' || row.home === 'harness') hook.home = row.home
   return hook
 }
 

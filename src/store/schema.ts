@@ -37,6 +37,8 @@ export interface HooksTable {
   breaker_counts_blocks?: number | null
   /** 1: runs in the background, the caller does not wait (0015_hook_rules). */
   background?: number | null
+  /** goclaw, loom, harness or null (0015_hook_rules). */
+  home?: string | null
 }
 
 export interface DecisionsTable {

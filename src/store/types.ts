@@ -64,6 +64,7 @@ export interface HookInput {
   maxInvocationsPerTurn?: number
   breakerCountsBlocks?: boolean
   background?: boolean
+  home?: 'goclaw' | 'loom' | 'harness'
 }
 
 /** A hook as read back: secrets in `handler` are open again. */
@@ -95,6 +96,7 @@ export interface StoredHook {
   maxInvocationsPerTurn?: number
   breakerCountsBlocks?: boolean
   background?: boolean
+  home?: 'goclaw' | 'loom' | 'harness'
   createdAt: number
   updatedAt: number
 }

@@ -180,6 +180,7 @@ const KEPT = [
   'maxInvocationsPerTurn',
   'breakerCountsBlocks',
   'background',
+  'home',
 ] as const
 
 /** A GoClaw name as a Warden hook name (letters, digits and . _ : @ / -). */

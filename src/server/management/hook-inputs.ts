@@ -36,6 +36,7 @@ export const definition = z
     maxInvocationsPerTurn: z.number({ error: 'must be a number' }).optional(),
     breakerCountsBlocks: z.boolean({ error: 'must be true or false' }).optional(),
     background: z.boolean({ error: 'must be true or false' }).optional(),
+    home: z.enum(['goclaw', 'loom', 'harness']).optional(),
   })
   .strict()
 
@@ -218,6 +219,7 @@ export function toInput(plane: PlaneContext, principal: Principal, params: Defin
   if (spec.maxInvocationsPerTurn !== undefined) input.maxInvocationsPerTurn = spec.maxInvocationsPerTurn
   if (spec.breakerCountsBlocks) input.breakerCountsBlocks = true
   if (spec.background) input.background = true
+  if (spec.home) input.home = spec.home
   return input
 }
 
@@ -246,6 +248,7 @@ export function paramsOf(hook: StoredHook): DefinitionParams {
   if (hook.maxInvocationsPerTurn !== undefined) params.maxInvocationsPerTurn = hook.maxInvocationsPerTurn
   if (hook.breakerCountsBlocks) params.breakerCountsBlocks = true
   if (hook.background) params.background = true
+  if (hook.home) params.home = hook.home
   return params
 }
 

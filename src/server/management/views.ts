@@ -67,6 +67,8 @@ export interface HookView {
   breakerCountsBlocks?: boolean
   /** Runs in the background: the caller does not wait for it. */
   background?: boolean
+  /** The system whose format the hook was written in. */
+  home?: string
   version: number
   policy?: unknown
   /**
@@ -146,6 +148,7 @@ export function storedView(hook: StoredHook, trips?: readonly BreakerTrip[]): Ho
   if (hook.maxInvocationsPerTurn !== undefined) view.maxInvocationsPerTurn = hook.maxInvocationsPerTurn
   if (hook.breakerCountsBlocks) view.breakerCountsBlocks = true
   if (hook.background) view.background = true
+  if (hook.home) view.home = hook.home
   return withBreaker(view, trips)
 }
 
@@ -182,6 +185,7 @@ export function fileView(spec: HookSpec, trips?: readonly BreakerTrip[]): HookVi
   if (spec.maxInvocationsPerTurn !== undefined) view.maxInvocationsPerTurn = spec.maxInvocationsPerTurn
   if (spec.breakerCountsBlocks) view.breakerCountsBlocks = true
   if (spec.background) view.background = true
+  if (spec.home) view.home = spec.home
   return withBreaker(view, trips)
 }
 
@@ -213,6 +217,7 @@ export function specDefinition(spec: HookSpec): HookDefinition {
   if (spec.breakerCountsBlocks) definition.breakerCountsBlocks = true
   if (spec.blocks !== undefined) definition.blocks = spec.blocks
   if (spec.background) definition.background = true
+  if (spec.home) definition.home = spec.home
   if (spec.mode) definition.mode = spec.mode
   return definition
 }
