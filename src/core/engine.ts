@@ -25,7 +25,7 @@ import {
   type JsonObject,
   shapeCheckFor,
 } from './events.js'
-import { blocksAtHome, splitBackground } from './home-rules.js'
+import { blocksAtHome, splitBackground, thenVerify } from './home-rules.js'
 import type { HookDefinition, HookSpec } from './hook.js'
 import { DecisionIds, randomIdPrefix } from './ids.js'
 import { cannotBlock, compose, type DecisionCore, resolveAsk } from './outcome.js'
@@ -268,11 +268,9 @@ export function createEngine(options: EngineOptions): Engine {
       const reason = `the payload is ${size} bytes, over the cap of ${limits.maxPayloadBytes} bytes`
       return early(id, event, 'deny', reason, 'payload-too-large', started)
     }
-    if (blocking) {
-      const { held, apart } = splitBackground(hooks)
-      if (apart) inBackground(decide(ids.next(), event, apart, started, false))
-      return decide(id, event, held, started, true)
-    }
+    const { held, apart } = blocking ? splitBackground(hooks) : { held: hooks }
+    if (apart) inBackground(decide(ids.next(), event, apart, started, false))
+    if (blocking) return decide(id, event, held, started, true)
     if (input.wait || hooks.some(blocksAtHome))
       return Promise.resolve(decide(id, event, hooks, started, false)).then(cannotBlock)
     inBackground(decide(id, event, hooks, started, false))
@@ -300,10 +298,13 @@ export function createEngine(options: EngineOptions): Engine {
   const drain = async (): Promise<void> => {
     while (background.size > 0) await Promise.allSettled([...background])
   }
+  /** AI Harness's delegation.post_verify (subagent.verify), when it has hooks. */
+  const verifyAfterStop = (input: DispatchInput): Soon<Decision> | undefined =>
+    registry.view('subagent.verify') ? dispatchUnchecked({ ...input, event: 'subagent.verify' }) : undefined
   /** Never throws: an unexpected failure is a deny naming it. Synchronous when it can be. */
   function dispatchNow(input: DispatchInput): Soon<Decision> {
     try {
-      return dispatchUnchecked(input)
+      return thenVerify(dispatchUnchecked(input), input, verifyAfterStop)
     } catch (error) {
       return invalid(ids.next(), `internal error while dispatching: ${errorMessage(error)}`)
     }

@@ -18,8 +18,8 @@ const HOME_RULES: Record<HomeSystem, Record<string, boolean>> = {
   goclaw: { post_tool_use: false, stop: false, 'tool.post': false, 'agent.stop': false },
   // loom: tool.post reports a result already produced; model.pre injects context.
   loom: { 'tool.post': false, 'model.pre': false },
-  // AI Harness: delegation.post_verify blocks (its delegation.post does not).
-  harness: { 'delegation.post_verify': true },
+  // AI Harness: delegation.post_verify is its own blocking event (subagent.verify).
+  harness: {},
 }
 
 /**
@@ -55,6 +55,20 @@ export function observedVerdict(verdict: Verdict, event: EventName): Verdict {
 /** Whether a selected hook blocks at home on an event that does not: its caller must wait. */
 export function blocksAtHome(hook: { spec: { blocks?: boolean } }): boolean {
   return hook.spec.blocks === true
+}
+
+/**
+ * AI Harness's order on a sub-agent's end: `delegation.post` (subagent.stop), then
+ * `delegation.post_verify` (subagent.verify), whose decision the caller gets.
+ * @param verify dispatches subagent.verify for the input; undefined when it has no hooks.
+ */
+export function thenVerify<D extends { event: string }, I>(
+  decision: D | Promise<D>,
+  input: I,
+  verify: (input: I) => D | Promise<D> | undefined,
+): D | Promise<D> {
+  const next = (done: D) => (done.event === 'subagent.stop' ? (verify(input) ?? done) : done)
+  return decision instanceof Promise ? decision.then(next) : next(decision)
 }
 
 /**

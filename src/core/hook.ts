@@ -74,6 +74,11 @@ export interface HookDefinition {
   background?: boolean
   /** The system whose format the hook was written in: traces name its spans its way. */
   home?: 'goclaw' | 'loom' | 'harness'
+  /**
+   * A hook file's front matter as written (without its script): what AI Harness's
+   * `hooks.list()` shows, so a meta-policy sees which keys a file declares.
+   */
+  frontMatter?: Record<string, unknown>
   /** `shadow`: record the hook's would-be verdict, never apply it. Default `enforce`. */
   mode?: HookMode
   handler: HandlerConfig
@@ -102,6 +107,7 @@ export interface HookSpec {
   blocks?: boolean
   background?: boolean
   home?: 'goclaw' | 'loom' | 'harness'
+  frontMatter?: Record<string, unknown>
   /** Present (`shadow`) only for a hook in shadow mode. */
   mode?: 'shadow'
   handler: HandlerConfig
@@ -242,6 +248,7 @@ const definitionSchema = z
     blocks: z.boolean({ error: 'must be true or false' }).optional(),
     background: z.boolean({ error: 'must be true or false' }).optional(),
     home: z.enum(['goclaw', 'loom', 'harness'], { error: 'must be goclaw, loom or harness' }).optional(),
+    frontMatter: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
     mode: z
       .enum(['enforce', 'shadow'], {
         error: 'must be "enforce" (apply its verdict) or "shadow" (record what it would decide)',
@@ -319,6 +326,7 @@ export function parseHookDefinition(input: unknown): HookSpec {
   const blocks = def.blocks ?? loomFnRule(spec)
   if (blocks !== undefined) spec.blocks = blocks
   if (def.home) spec.home = def.home
+  if (def.frontMatter) spec.frontMatter = def.frontMatter
   if (def.background) {
     spec.background = true
     spec.blocks = false
