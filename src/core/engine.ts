@@ -25,7 +25,7 @@ import {
   type JsonObject,
   shapeCheckFor,
 } from './events.js'
-import { blocksAtHome, splitBackground, thenVerify } from './home-rules.js'
+import { blocksAtHome, splitBackground, thenVerify, wardenRefusal } from './home-rules.js'
 import type { HookDefinition, HookSpec } from './hook.js'
 import { DecisionIds, randomIdPrefix } from './ids.js'
 import { cannotBlock, compose, type DecisionCore, resolveAsk } from './outcome.js'
@@ -91,11 +91,13 @@ export function createEngine(options: EngineOptions): Engine {
       return decision
     } catch (error) {
       if (!decision.blocking) return decision
+      const reason = unrecordedReason(errorMessage(error))
       return {
         ...decision,
         decision: 'deny',
-        reason: unrecordedReason(errorMessage(error)),
+        reason,
         reasonCode: ['audit'],
+        trace: [...decision.trace, wardenRefusal(reason)],
         payload: undefined,
       } as Decision
     }
@@ -118,7 +120,7 @@ export function createEngine(options: EngineOptions): Engine {
       reasonCode: [code],
       additionalContext: [],
       policies: [],
-      trace: [],
+      trace: blocking && decision === 'deny' ? [wardenRefusal(reason)] : [],
       durationMs: clock.now() - started,
       blocking,
     }
@@ -394,6 +396,5 @@ export function dispatchSoon(engine: Engine, input: DispatchInput): Soon<Decisio
 
 /** The clock, read once (the global is a getter in Node). */
 const clock = globalThis.performance
-
 /** The shared empty list of decisions no hook took part in (frozen: read-only). */
 const NONE = Object.freeze([]) as unknown as string[]

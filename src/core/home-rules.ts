@@ -3,7 +3,7 @@
 // Warden's event rule differs. The loaders set `blocks` on such hooks; the chain applies it.
 
 import type { EventName } from './catalog.js'
-import type { Verdict } from './decision.js'
+import type { HookTrace, Verdict } from './decision.js'
 
 /** The systems whose per-event blocking rules a hook may keep. */
 export type HomeSystem = 'goclaw' | 'loom' | 'harness'
@@ -55,6 +55,24 @@ export function observedVerdict(verdict: Verdict, event: EventName): Verdict {
 /** Whether a selected hook blocks at home on an event that does not: its caller must wait. */
 export function blocksAtHome(hook: { spec: { blocks?: boolean } }): boolean {
   return hook.spec.blocks === true
+}
+
+/**
+ * A refusal of Warden's own, before or outside the chain (depth cap, payload cap, a record
+ * that cannot be written, a closed engine), as a trace step marked `warden`: no hook of the
+ * chain decided it.
+ */
+export function wardenRefusal(reason: string): HookTrace {
+  return {
+    id: 'warden',
+    hook: 'warden',
+    handler: 'warden',
+    version: 1,
+    outcome: 'deny',
+    reason,
+    durationMs: 0,
+    warden: true,
+  }
 }
 
 /**
