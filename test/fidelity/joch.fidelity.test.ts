@@ -1,8 +1,9 @@
 // What a Joch client reads from Warden's `/aos`: `result.reason` (Joch's field, the same text
 // as AOS's `message`) and the deciding `policyId` / `policyVersion` at the top of the result,
 // while every answer still validates against both AOS schemas; and Joch's A2A method names
-// (`send_message`, `get_task`, ...), each the name of an AOS spec example, accepted beside
-// the AOS / A2A ones and mapped onto the same events.
+// (`send_message`, `get_task`, `cancel_request`, ...), accepted beside the AOS / A2A ones and
+// mapped onto the same events. Joch cancels a task with `cancel_request`; the AOS spec's
+// example of it is titled `cancel_task`, and both names are answered.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HookDefinition } from '../../src/core/index.js'
@@ -11,6 +12,7 @@ import { example, startGuardian, type TestGuardian } from '../server/aos-helper.
 const JOCH_NAMES: Record<string, string> = {
   send_message: 'a2a.send',
   stream_message: 'a2a.stream',
+  cancel_request: 'a2a.cancel',
   cancel_task: 'a2a.cancel',
   get_task: 'a2a.get',
   get_task_push_notification_config: 'a2a.pushConfig.get',
@@ -27,7 +29,7 @@ const guard = (event: string): HookDefinition => ({
 
 let guardian: TestGuardian
 beforeAll(async () => {
-  guardian = await startGuardian({ hooks: Object.values(JOCH_NAMES).map(guard) })
+  guardian = await startGuardian({ hooks: [...new Set(Object.values(JOCH_NAMES))].map(guard) })
 })
 afterAll(async () => {
   await guardian?.close()
@@ -36,7 +38,8 @@ afterAll(async () => {
 describe("Joch's A2A method names and result fields", () => {
   for (const [joch, event] of Object.entries(JOCH_NAMES)) {
     it(`${joch} is ${event}, answered with reason and policyId/policyVersion`, async () => {
-      const request = example(`a2a__hooks__${joch}_request__02__5-aos-payload.json`)
+      const titled = joch === 'cancel_request' ? 'cancel_task' : joch
+      const request = example(`a2a__hooks__${titled}_request__02__5-aos-payload.json`)
       const aos = await guardian.post(request)
       const { body } = await guardian.post({ ...request, method: joch })
       expect(body.error).toBeUndefined()
