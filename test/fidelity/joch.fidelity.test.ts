@@ -7,7 +7,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HookDefinition } from '../../src/core/index.js'
-import { example, startGuardian, type TestGuardian } from '../server/aos-helper.js'
+import { example, expectValidResponse, startGuardian, type TestGuardian } from '../server/aos-helper.js'
 
 const JOCH_NAMES: Record<string, string> = {
   send_message: 'a2a.send',
@@ -64,6 +64,44 @@ describe("Joch's A2A method names and result fields", () => {
       expect(body.result.policyId).toBeUndefined()
     } finally {
       await open.close()
+    }
+  })
+
+  it('a tool call decision is reflected on a ToolCall resource, a HookDecision for every hook, allow included', async () => {
+    const tools = await startGuardian({
+      hooks: [
+        { name: 'audit', event: 'tool.pre', priority: 1, handler: { type: 'allow' } },
+        {
+          name: 'no-rm',
+          event: 'tool.pre',
+          priority: 2,
+          policy: { id: 'shell-safety', version: '3' },
+          handler: { type: 'deny', reason: 'rm is not allowed' },
+        },
+      ],
+    })
+    try {
+      const request = example('hooks__02__2-4-example.repaired.json')
+      const { body } = await tools.post(request)
+      expectValidResponse(body)
+      const toolCall = body.result.data.toolCall
+      expect(toolCall).toMatchObject({
+        kind: 'ToolCall',
+        status: {
+          phase: 'Denied',
+          decision: 'deny',
+          reason: 'rm is not allowed',
+          policyId: 'shell-safety',
+          policyVersion: '3',
+          hookDecisions: [
+            { hook: 'audit', decision: 'allow' },
+            { hook: 'no-rm', decision: 'deny', policyId: 'shell-safety', policyVersion: '3' },
+          ],
+        },
+      })
+      expect(toolCall.metadata.uid).toBe(body.result.data.decisionId)
+    } finally {
+      await tools.close()
     }
   })
 })
