@@ -25,7 +25,7 @@ import {
   type JsonObject,
   shapeCheckFor,
 } from './events.js'
-import { blocksAtHome, splitBackground, thenVerify, wardenRefusal } from './home-rules.js'
+import { backgroundHooks, blocksAtHome, heldHooks, thenVerify, wardenRefusal } from './home-rules.js'
 import type { HookDefinition, HookSpec } from './hook.js'
 import { DecisionIds, randomIdPrefix } from './ids.js'
 import { cannotBlock, compose, type DecisionCore, resolveAsk } from './outcome.js'
@@ -270,9 +270,9 @@ export function createEngine(options: EngineOptions): Engine {
       const reason = `the payload is ${size} bytes, over the cap of ${limits.maxPayloadBytes} bytes`
       return early(id, event, 'deny', reason, 'payload-too-large', started)
     }
-    const { held, apart } = blocking ? splitBackground(hooks) : { held: hooks }
+    const apart = blocking ? backgroundHooks(hooks) : undefined
     if (apart) inBackground(decide(ids.next(), event, apart, started, false))
-    if (blocking) return decide(id, event, held, started, true)
+    if (blocking) return decide(id, event, apart ? heldHooks(hooks) : hooks, started, true)
     if (input.wait || hooks.some(blocksAtHome))
       return Promise.resolve(decide(id, event, hooks, started, false)).then(cannotBlock)
     inBackground(decide(id, event, hooks, started, false))

@@ -85,18 +85,20 @@ export function thenVerify<D extends { event: string }, I>(
   input: I,
   verify: (input: I) => D | Promise<D> | undefined,
 ): D | Promise<D> {
-  const next = (done: D) => (done.event === 'subagent.stop' ? (verify(input) ?? done) : done)
-  return decision instanceof Promise ? decision.then(next) : next(decision)
+  if (decision instanceof Promise)
+    return decision.then((done) => (done.event === 'subagent.stop' ? (verify(input) ?? done) : done))
+  return decision.event === 'subagent.stop' ? (verify(input) ?? decision) : decision
 }
 
-/**
- * A blocking event's hooks split into those the caller waits for and those that run in the
- * background (`background: true`); `apart` is undefined when none does (no copy is made).
- */
-export function splitBackground<T extends { spec: { background?: boolean } }>(
+/** The hooks of a blocking event that run in the background (`background: true`), or undefined when none does. */
+export function backgroundHooks<T extends { spec: { background?: boolean } }>(
   hooks: readonly T[],
-): { held: readonly T[]; apart?: readonly T[] } {
-  if (!hooks.some((hook) => hook.spec.background === true)) return { held: hooks }
-  const apart = hooks.filter((hook) => hook.spec.background === true)
-  return { held: hooks.filter((hook) => hook.spec.background !== true), apart }
+): readonly T[] | undefined {
+  if (!hooks.some((hook) => hook.spec.background === true)) return undefined
+  return hooks.filter((hook) => hook.spec.background === true)
+}
+
+/** The hooks the caller waits for: all but those in the background. */
+export function heldHooks<T extends { spec: { background?: boolean } }>(hooks: readonly T[]): readonly T[] {
+  return hooks.filter((hook) => hook.spec.background !== true)
 }
