@@ -120,7 +120,7 @@ export function createEngine(options: EngineOptions): Engine {
       reasonCode: [code],
       additionalContext: [],
       policies: [],
-      trace: blocking && decision === 'deny' ? [wardenRefusal(reason)] : [],
+      trace: blocking && decision === 'deny' && code !== 'invalid-event' ? [wardenRefusal(reason)] : [],
       durationMs: clock.now() - started,
       blocking,
     }

@@ -34,7 +34,8 @@ function hookSpans(
   const parentContext = trace.setSpan(context.active(), parent)
   let at = start
   for (const step of decision.trace) {
-    if (step.outcome === 'skipped') continue
+    // Skipped hooks ran nothing; Warden's own refusal is the dispatch span's (warden.reason).
+    if (step.outcome === 'skipped' || step.warden) continue
     const attributes: Record<string, string | number> = {
       'warden.hook': step.hook,
       'warden.hook.version': step.version,
