@@ -115,7 +115,10 @@ export function toAuditRows(record: DecisionRecord, options: RowOptions = {}): A
   if (tool) row.tool = tool
   const traceId = options.traceId ?? text(context.traceId)
   if (traceId) row.traceId = traceId
-  const executions = decision.trace.map((t, position) => executionRow(t, position, row, options.secrets))
+  // Warden's own refusals are in the decision's trace, never hook executions.
+  const executions = decision.trace
+    .filter((t) => t.warden !== true)
+    .map((t, position) => executionRow(t, position, row, options.secrets))
   const rows: AuditRows = { decision: row, executions }
   if (decision.approval) {
     const approval: ApprovalRow = {

@@ -5,7 +5,13 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { HookDefinition } from '../core/index.js'
-import { formatProblem, loadConfig, loadHookSources, type WardenConfig } from '../sources/index.js'
+import {
+  formatProblem,
+  hookDirsOrHarness,
+  loadConfig,
+  loadHookSources,
+  type WardenConfig,
+} from '../sources/index.js'
 import type { CliIo } from './io.js'
 
 /** The source flags, as parsed. */
@@ -30,7 +36,8 @@ export const SOURCE_OPTIONS = {
 
 /** The help lines of the source flags. */
 export const SOURCE_HELP = `  -c, --config FILE         warden.yaml (default: ./warden.yaml when there is one)
-  --hooks DIR               a folder of Starlark hook files (*.md with YAML front matter)
+  --hooks DIR               a folder of Starlark hook files (*.md with YAML front matter);
+                            default: ./.harness/hooks when there is one
   --claude-settings FILE    the "hooks" of a Claude Code settings.json (or a plugin's
                             hooks/hooks.json)
   --claude-plugin DIR       a Claude Code plugin folder: its hooks/hooks.json
@@ -53,7 +60,9 @@ export async function loadCliSources(flags: SourceFlags, io: CliIo, label: strin
   const configPath =
     flags.config ?? (existsSync(resolve(io.cwd, 'warden.yaml')) ? resolve(io.cwd, 'warden.yaml') : undefined)
   const config = configPath ? await loadConfig(resolve(io.cwd, configPath)) : undefined
-  const { hooks: hookDirs, profile: profiles, goclaw } = flags
+  const { profile: profiles, goclaw } = flags
+  // Without --hooks, the working folder's .harness/hooks/ (AI Harness's place) when present.
+  const hookDirs = hookDirsOrHarness(flags.hooks, io.cwd)
   const claudeSettings = [
     ...(flags['claude-settings'] ?? []),
     ...(flags['claude-plugin'] ?? []).map((dir) => join(dir, 'hooks', 'hooks.json')),

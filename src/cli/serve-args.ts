@@ -17,7 +17,8 @@ options:
   --db URL            audit and hook store: postgres://… or a SQLite file (default:
                       WARDEN_DATABASE_URL, the config's db:, else .warden/warden.db)
   --hooks DIR         a folder of Markdown hook files, watched: a changed file is reloaded,
-                      a broken one reported and its previous version kept (repeatable)
+                      a broken one reported and its previous version kept (repeatable);
+                      default: ./.harness/hooks when there is one
   --claude-settings F the hooks of a Claude Code settings file (repeatable)
   --profile FILE      the hooks of a loom agent.json profile (repeatable)
   --goclaw FILE       GoClaw hook definitions and tenant budgets (JSON or YAML; repeatable)

@@ -50,6 +50,7 @@ import {
   buildEngine,
   formatProblem,
   type HookDirWatcher,
+  hookDirsOrHarness,
   loadConfig,
   loadHookSources,
   type WardenConfig,
@@ -101,6 +102,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1
   }
   const where = (paths: string[] | undefined) => (paths ?? []).map((p) => resolve(io.cwd, p))
+  const hookDirs = hookDirsOrHarness(where(parsed.values.hooks), io.cwd)
   let fileHooks: HookDefinition[] = []
   let tenantTokenBudgets: Record<string, number> | undefined
   const { 'claude-settings': claudeSettings, profile: profiles, goclaw } = parsed.values
@@ -160,7 +162,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       sources: sourcesRecord({
         ...(configPath ? { config: configPath } : {}),
         goclaw: where(goclaw),
-        hooks: where(parsed.values.hooks),
+        hooks: hookDirs,
         claudeSettings: where(claudeSettings),
         profiles: where(profiles),
       }),
@@ -224,7 +226,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     })
     await persistence.attach(engine)
     persistence.metrics.watchHooks(engine)
-    for (const dir of where(parsed.values.hooks)) {
+    for (const dir of hookDirs) {
       const attached = await attachHookDir(engine, dir, {
         onReport: ({ change, refused }) => {
           for (const file of change.broken)

@@ -42,6 +42,7 @@ export const CANONICAL_EVENTS = [
   'model.post',
   'subagent.start',
   'subagent.stop',
+  'subagent.verify',
   'agent.stop',
   'session.start',
   'session.end',
@@ -148,8 +149,11 @@ const ROWS: Record<CatalogEventName, CatalogRow> = {
     blocking: false,
     claude: 'SubagentStop',
     goclaw: 'subagent_stop',
-    harness: ['delegation.post', 'delegation.post_verify'],
+    harness: ['delegation.post'],
   },
+  // AI Harness's delegation.post_verify: its own event, run after subagent.stop's chain (the
+  // engine dispatches it when it has hooks); its block() denies.
+  'subagent.verify': { blocking: true, harness: ['delegation.post_verify'] },
   'agent.stop': { blocking: true, claude: 'Stop', goclaw: 'stop', harness: ['agent.stop'] },
   'session.start': {
     blocking: false,

@@ -181,6 +181,7 @@ function* chainSteps(
     }
     if (hook.policy) trace.policy = hook.policy
     if (hook.mode) trace.shadow = true
+    if (hook.home) trace.home = hook.home
     if (result.denied) {
       trace.skipped = 'chain-stopped'
       result.trace.push(trace)

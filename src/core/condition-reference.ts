@@ -105,6 +105,7 @@ const EXAMPLES: { [E in CatalogEventName]: PayloadByEvent[E] } = {
   'model.post': { model: { response: {}, name: 'gpt-4o', usage: { totalTokens: 120 } } },
   'subagent.start': { subagent: { name: 'researcher', task: 'find sources' } },
   'subagent.stop': { subagent: { name: 'researcher', result: 'done' } },
+  'subagent.verify': { subagent: { name: 'researcher', result: 'done' } },
   'agent.stop': { stop: { reason: 'end_turn', active: false } },
   'session.start': { session: { source: 'startup' } },
   'session.end': { session: { reason: 'logout' } },

@@ -101,6 +101,10 @@ export interface HookTrace {
    * decided; it was not applied.
    */
   shadow?: true
+  /** A refusal of Warden's own (depth cap, payload cap, audit), not a hook's: see `reason`. */
+  warden?: true
+  /** The system whose format the hook was written in (its spans are named its way). */
+  home?: 'goclaw' | 'loom' | 'harness'
 }
 
 /** The engine's answer for one event. */

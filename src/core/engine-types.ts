@@ -4,9 +4,17 @@
 import { type BreakerOptions, type BreakerState, type BreakerTrip, DEFAULT_BREAKER } from './breaker.js'
 import type { EventName } from './catalog.js'
 import type { Decision, DecisionKind, HookTrace, SkipReason } from './decision.js'
-import type { CheckedEvent, EventContext, JsonObject, ModifyCheck, OnCallerGone } from './events.js'
+import type {
+  CheckedEvent,
+  EventContext,
+  JsonObject,
+  ModifyCheck,
+  OnCallerGone,
+  ShapeCheck,
+} from './events.js'
 import type { HandlerFactory, HookDefinition, HookSpec } from './hook.js'
 import type { Approver } from './outcome.js'
+import type { EventView } from './selection.js'
 
 /** Engine limits; every one has a default. */
 export interface Limits {
@@ -159,4 +167,15 @@ export function checkedEvent(name: EventName, input: DispatchInput): CheckedEven
   if (input.onCallerGone) event.onCallerGone = input.onCallerGone
   if (input.audit) event.audit = input.audit
   return event
+}
+
+/** An event name as a caller spelled it, resolved once by the engine. */
+export interface ResolvedName {
+  name: EventName
+  blocking: boolean
+  /** The event's hooks by tenant and agent; undefined when none is registered in any scope. */
+  hooks: EventView | undefined
+  check: ShapeCheck
+  /** The deepest `context.depth` allowed (one less for `subagent.start`, which adds a level). */
+  depthCap: number
 }

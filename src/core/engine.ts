@@ -3,7 +3,7 @@
 // hooks and a closed engine all become decisions with the cause as the reason.
 
 import { type BreakerTrip, DEFAULT_BREAKER, MemoryBreakerState } from './breaker.js'
-import { type EventName, isBlockingEvent, lookupEventName } from './catalog.js'
+import { isBlockingEvent, lookupEventName } from './catalog.js'
 import { type ChainResult, prepareHook, type RegisteredHook, runChain } from './chain.js'
 import { type Decision, type DecisionKind, refuseUnappliable, unrecordedReason } from './decision.js'
 import { dryRun } from './dry-run.js'
@@ -15,6 +15,7 @@ import {
   type Engine,
   type EngineOptions,
   type Limits,
+  type ResolvedName,
 } from './engine-types.js'
 import { errorMessage, WardenError } from './errors.js'
 import {
@@ -22,15 +23,14 @@ import {
   type EventContext,
   eventProblems,
   type JsonObject,
-  type ShapeCheck,
   shapeCheckFor,
 } from './events.js'
-import { blocksAtHome } from './home-rules.js'
+import { backgroundHooks, blocksAtHome, heldHooks, thenVerify, wardenRefusal } from './home-rules.js'
 import type { HookDefinition, HookSpec } from './hook.js'
 import { DecisionIds, randomIdPrefix } from './ids.js'
 import { cannotBlock, compose, type DecisionCore, resolveAsk } from './outcome.js'
 import { InFlight } from './run-hook.js'
-import { byPriorityThenName, type EventView, HookIndex, inRegistrationOrder } from './selection.js'
+import { byPriorityThenName, HookIndex, inRegistrationOrder } from './selection.js'
 import { payloadBytes } from './size.js'
 
 /**
@@ -91,11 +91,13 @@ export function createEngine(options: EngineOptions): Engine {
       return decision
     } catch (error) {
       if (!decision.blocking) return decision
+      const reason = unrecordedReason(errorMessage(error))
       return {
         ...decision,
         decision: 'deny',
-        reason: unrecordedReason(errorMessage(error)),
+        reason,
         reasonCode: ['audit'],
+        trace: [...decision.trace, wardenRefusal(reason)],
         payload: undefined,
       } as Decision
     }
@@ -118,7 +120,7 @@ export function createEngine(options: EngineOptions): Engine {
       reasonCode: [code],
       additionalContext: [],
       policies: [],
-      trace: [],
+      trace: blocking && decision === 'deny' && code !== 'invalid-event' ? [wardenRefusal(reason)] : [],
       durationMs: clock.now() - started,
       blocking,
     }
@@ -268,12 +270,12 @@ export function createEngine(options: EngineOptions): Engine {
       const reason = `the payload is ${size} bytes, over the cap of ${limits.maxPayloadBytes} bytes`
       return early(id, event, 'deny', reason, 'payload-too-large', started)
     }
-    if (blocking) return decide(id, event, hooks, started, true)
+    const apart = blocking ? backgroundHooks(hooks) : undefined
+    if (apart) inBackground(decide(ids.next(), event, apart, started, false))
+    if (blocking) return decide(id, event, apart ? heldHooks(hooks) : hooks, started, true)
     if (input.wait || hooks.some(blocksAtHome))
       return Promise.resolve(decide(id, event, hooks, started, false)).then(cannotBlock)
-    const running = Promise.resolve(decide(id, event, hooks, started, false)).then(() => undefined)
-    background.add(running)
-    void running.finally(() => background.delete(running))
+    inBackground(decide(id, event, hooks, started, false))
     return {
       id,
       event: name,
@@ -288,13 +290,23 @@ export function createEngine(options: EngineOptions): Engine {
     }
   }
 
+  /** Keeps a chain the caller does not wait for until it is recorded (`close` drains them). */
+  function inBackground(decision: Soon<Decision>): void {
+    const running = Promise.resolve(decision).then(() => undefined)
+    background.add(running)
+    void running.finally(() => background.delete(running))
+  }
+
   const drain = async (): Promise<void> => {
     while (background.size > 0) await Promise.allSettled([...background])
   }
+  /** AI Harness's delegation.post_verify (subagent.verify), when it has hooks. */
+  const verifyAfterStop = (input: DispatchInput): Soon<Decision> | undefined =>
+    registry.view('subagent.verify') ? dispatchUnchecked({ ...input, event: 'subagent.verify' }) : undefined
   /** Never throws: an unexpected failure is a deny naming it. Synchronous when it can be. */
   function dispatchNow(input: DispatchInput): Soon<Decision> {
     try {
-      return dispatchUnchecked(input)
+      return thenVerify(dispatchUnchecked(input), input, verifyAfterStop)
     } catch (error) {
       return invalid(ids.next(), `internal error while dispatching: ${errorMessage(error)}`)
     }
@@ -382,18 +394,7 @@ export function dispatchSoon(engine: Engine, input: DispatchInput): Soon<Decisio
   return soon ? soon(input) : engine.dispatch(input)
 }
 
-interface ResolvedName {
-  name: EventName
-  blocking: boolean
-  /** The event's hooks by tenant and agent; undefined when none is registered in any scope. */
-  hooks: EventView | undefined
-  check: ShapeCheck
-  /** The deepest `context.depth` allowed (one less for `subagent.start`, which adds a level). */
-  depthCap: number
-}
-
 /** The clock, read once (the global is a getter in Node). */
 const clock = globalThis.performance
-
 /** The shared empty list of decisions no hook took part in (frozen: read-only). */
 const NONE = Object.freeze([]) as unknown as string[]

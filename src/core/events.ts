@@ -125,6 +125,8 @@ export interface PayloadByEvent {
   'model.post': { model: { response: Json; name?: string; usage?: JsonObject } }
   'subagent.start': { subagent: { name?: string; task?: Json } }
   'subagent.stop': { subagent: { name?: string; result?: Json } }
+  /** AI Harness's delegation.post_verify: the sub-agent's result, to verify (and block). */
+  'subagent.verify': { subagent: { name?: string; result?: Json } }
   'agent.stop': { stop: { reason?: string; active?: boolean } }
   'session.start': { session: { source?: string } }
   'session.end': { session: { reason?: string } }

@@ -3,7 +3,7 @@
 // Warden's event rule differs. The loaders set `blocks` on such hooks; the chain applies it.
 
 import type { EventName } from './catalog.js'
-import type { Verdict } from './decision.js'
+import type { HookTrace, Verdict } from './decision.js'
 
 /** The systems whose per-event blocking rules a hook may keep. */
 export type HomeSystem = 'goclaw' | 'loom' | 'harness'
@@ -18,8 +18,8 @@ const HOME_RULES: Record<HomeSystem, Record<string, boolean>> = {
   goclaw: { post_tool_use: false, stop: false, 'tool.post': false, 'agent.stop': false },
   // loom: tool.post reports a result already produced; model.pre injects context.
   loom: { 'tool.post': false, 'model.pre': false },
-  // AI Harness: delegation.post_verify blocks (its delegation.post does not).
-  harness: { 'delegation.post_verify': true },
+  // AI Harness: delegation.post_verify is its own blocking event (subagent.verify).
+  harness: {},
 }
 
 /**
@@ -73,4 +73,50 @@ export function observedAnswer(
 /** Whether a selected hook blocks at home on an event that does not: its caller must wait. */
 export function blocksAtHome(hook: { spec: { blocks?: boolean } }): boolean {
   return hook.spec.blocks === true
+}
+
+/**
+ * A refusal of Warden's own, before or outside the chain (depth cap, payload cap, a record
+ * that cannot be written, a closed engine), as a trace step marked `warden`: no hook of the
+ * chain decided it.
+ */
+export function wardenRefusal(reason: string): HookTrace {
+  return {
+    id: 'warden',
+    hook: 'warden',
+    handler: 'warden',
+    version: 1,
+    outcome: 'deny',
+    reason,
+    durationMs: 0,
+    warden: true,
+  }
+}
+
+/**
+ * AI Harness's order on a sub-agent's end: `delegation.post` (subagent.stop), then
+ * `delegation.post_verify` (subagent.verify), whose decision the caller gets.
+ * @param verify dispatches subagent.verify for the input; undefined when it has no hooks.
+ */
+export function thenVerify<D extends { event: string }, I>(
+  decision: D | Promise<D>,
+  input: I,
+  verify: (input: I) => D | Promise<D> | undefined,
+): D | Promise<D> {
+  if (decision instanceof Promise)
+    return decision.then((done) => (done.event === 'subagent.stop' ? (verify(input) ?? done) : done))
+  return decision.event === 'subagent.stop' ? (verify(input) ?? decision) : decision
+}
+
+/** The hooks of a blocking event that run in the background (`background: true`), or undefined when none does. */
+export function backgroundHooks<T extends { spec: { background?: boolean } }>(
+  hooks: readonly T[],
+): readonly T[] | undefined {
+  if (!hooks.some((hook) => hook.spec.background === true)) return undefined
+  return hooks.filter((hook) => hook.spec.background === true)
+}
+
+/** The hooks the caller waits for: all but those in the background. */
+export function heldHooks<T extends { spec: { background?: boolean } }>(hooks: readonly T[]): readonly T[] {
+  return hooks.filter((hook) => hook.spec.background !== true)
 }

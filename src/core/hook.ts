@@ -66,6 +66,19 @@ export interface HookDefinition {
    * the home system's rule differs. Omitted: the event's rule.
    */
   blocks?: boolean
+  /**
+   * Run apart from the caller's chain on a blocking event: the caller does not wait for this
+   * hook, which observes only (as `blocks: false`); its run is recorded as its own decision.
+   * GoClaw's `post_tool_use` and `stop` hooks run so. Default false.
+   */
+  background?: boolean
+  /** The system whose format the hook was written in: traces name its spans its way. */
+  home?: 'goclaw' | 'loom' | 'harness'
+  /**
+   * A hook file's front matter as written (without its script): what AI Harness's
+   * `hooks.list()` shows, so a meta-policy sees which keys a file declares.
+   */
+  frontMatter?: Record<string, unknown>
   /** `shadow`: record the hook's would-be verdict, never apply it. Default `enforce`. */
   mode?: HookMode
   handler: HandlerConfig
@@ -92,6 +105,9 @@ export interface HookSpec {
   maxInvocationsPerTurn?: number
   breakerCountsBlocks?: boolean
   blocks?: boolean
+  background?: boolean
+  home?: 'goclaw' | 'loom' | 'harness'
+  frontMatter?: Record<string, unknown>
   /** Present (`shadow`) only for a hook in shadow mode. */
   mode?: 'shadow'
   handler: HandlerConfig
@@ -230,6 +246,9 @@ const definitionSchema = z
       .optional(),
     breakerCountsBlocks: z.boolean({ error: 'must be true or false' }).optional(),
     blocks: z.boolean({ error: 'must be true or false' }).optional(),
+    background: z.boolean({ error: 'must be true or false' }).optional(),
+    home: z.enum(['goclaw', 'loom', 'harness'], { error: 'must be goclaw, loom or harness' }).optional(),
+    frontMatter: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
     mode: z
       .enum(['enforce', 'shadow'], {
         error: 'must be "enforce" (apply its verdict) or "shadow" (record what it would decide)',
@@ -306,6 +325,12 @@ export function parseHookDefinition(input: unknown): HookSpec {
   if (def.breakerCountsBlocks) spec.breakerCountsBlocks = true
   const blocks = def.blocks ?? loomDialectRule(spec)
   if (blocks !== undefined) spec.blocks = blocks
+  if (def.home) spec.home = def.home
+  if (def.frontMatter) spec.frontMatter = def.frontMatter
+  if (def.background) {
+    spec.background = true
+    spec.blocks = false
+  }
   if (def.mode === 'shadow') spec.mode = 'shadow'
   return spec
 }

@@ -150,10 +150,18 @@ export function loadedHooksView(
       if: hook.if === undefined ? null : cut(hook.if),
       description: hook.description === undefined ? null : cut(hook.description),
       source: hook.source === undefined ? null : cut(baseName(hook.source)),
+      // The hook file as written (AI Harness): a key it does not declare is absent here.
+      file: hook.frontMatter === undefined ? null : (capped(hook.frontMatter) as JsonObject),
     }
     listed.push(view)
   }
   return listed
+}
+
+/** A front matter within the view's size bound (a huge one is cut to its keys). */
+function capped(frontMatter: Record<string, unknown>): Record<string, unknown> {
+  if (JSON.stringify(frontMatter).length <= MAX_VIEW_CHARS * 4) return frontMatter
+  return Object.fromEntries(Object.keys(frontMatter).map((key) => [key, null]))
 }
 
 function cut(text: string): string {

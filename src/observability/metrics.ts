@@ -147,7 +147,7 @@ export function createMetrics(options: { registry?: Registry } = {}): WardenMetr
       decisions.inc({ event: decision.event, decision: decision.decision })
       dispatch.observe({ event: decision.event }, decision.durationMs / 1000)
       for (const step of decision.trace) {
-        if (step.outcome === 'skipped') continue
+        if (step.outcome === 'skipped' || step.warden) continue
         hookLatency.observe(
           { handler: step.handler, event: decision.event, outcome: step.outcome },
           step.durationMs / 1000,

@@ -83,6 +83,8 @@ function idOf(value: unknown): string | undefined {
 export function logHookSecurity(logger: Logger, record: DecisionRecord): void {
   const { decision, event } = record
   for (const trace of decision.trace) {
+    // Warden's own refusals have their own keys (loop_depth_exceeded, audit_write_failed).
+    if (trace.warden) continue
     const name = securityEventOf(trace)
     if (name === undefined) continue
     const context = event.context

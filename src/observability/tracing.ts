@@ -1,6 +1,8 @@
 // OpenTelemetry spans for decisions: one `warden.dispatch` span per event (decision, the
 // hooks that decided it, policy version, tenant) with one child `hook.<handler>.<event>`
-// per hook that ran, laid end to end from the decision's trace.
+// per hook that ran, laid end to end from the decision's trace. A hook written in GoClaw's
+// format gets GoClaw's span: `hook.<handler>.<goclaw event>` (`pre_tool_use`) with its
+// `duration_ms` and `metadata.decision` (allow | block) attributes.
 // Only @opentelemetry/api is used, so this is a no-op until the user registers an SDK.
 
 import {
@@ -32,7 +34,8 @@ function hookSpans(
   const parentContext = trace.setSpan(context.active(), parent)
   let at = start
   for (const step of decision.trace) {
-    if (step.outcome === 'skipped') continue
+    // Skipped hooks ran nothing; Warden's own refusal is the dispatch span's (warden.reason).
+    if (step.outcome === 'skipped' || step.warden) continue
     const attributes: Record<string, string | number> = {
       'warden.hook': step.hook,
       'warden.hook.version': step.version,
@@ -49,8 +52,13 @@ function hookSpans(
       attributes['warden.policy'] = step.policy.id
       if (step.policy.version !== undefined) attributes['warden.policy.version'] = step.policy.version
     }
+    const goclawSpan = step.home === 'goclaw' && goclaw !== undefined
+    if (goclawSpan) {
+      attributes.duration_ms = step.durationMs
+      attributes['metadata.decision'] = step.outcome === 'deny' ? 'block' : step.outcome
+    }
     const span = tracer.startSpan(
-      `hook.${step.handler}.${decision.event}`,
+      `hook.${step.handler}.${goclawSpan ? goclaw : decision.event}`,
       { kind: SpanKind.INTERNAL, startTime: at, attributes },
       parentContext,
     )

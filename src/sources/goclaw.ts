@@ -4,7 +4,8 @@
 // 10 000), `on_timeout` block | allow, `priority` (GoClaw runs higher first: it is negated
 // into Warden's lower-first order), `enabled`, `scope` global | tenant | agent with
 // `tenant_id` and `agent_ids`, `max_invocations_per_turn` (on the hook or in its config).
-// Every GoClaw hook counts its blocks toward its circuit breaker, as GoClaw's does. A file
+// Every GoClaw hook counts its blocks toward its circuit breaker, as GoClaw's does;
+// `post_tool_use` and `stop` hooks run in the background (GoClaw runs them async). A file
 // holds a list of definitions or `{"hooks": [...], "budgets": [...]}`, as JSON or YAML;
 // `budgets` rows `{tenant_id, budget_total}` are tenants' monthly LLM judge token budgets.
 // Fields Warden does not know are warnings naming the hook.
@@ -158,9 +159,17 @@ export function goclawDefinition(entry: unknown, at: string, sink: GoclawSink): 
   if (!isRecord(config)) return fail('config must be an object')
   const handler = handlerOf(entry.handler_type, config, fail)
   if (!handler) return undefined
-  const definition: HookDefinition = { name, event: entry.event, handler, breakerCountsBlocks: true }
+  const definition: HookDefinition = {
+    name,
+    event: entry.event,
+    handler,
+    breakerCountsBlocks: true,
+    home: 'goclaw',
+  }
   const blocks = homeBlocking('goclaw', entry.event)
   if (blocks !== undefined) definition.blocks = blocks
+  // GoClaw runs its observe-only hooks asynchronously: the caller is not held for them.
+  if (blocks === false) definition.background = true
   if (entry.matcher !== undefined && entry.matcher !== null && entry.matcher !== '') {
     if (typeof entry.matcher !== 'string') return fail('matcher must be a regex string')
     definition.matcher = entry.matcher

@@ -156,6 +156,8 @@ export function parseHookFile(text: string, file: string): ParsedHookFile {
     name,
     event: data.event as string,
     source: `hook-file:${file}`,
+    home: 'harness',
+    frontMatter: declaredKeys(data),
     handler:
       data.handler !== undefined
         ? { ...(data.handler as HandlerConfig) }
@@ -190,6 +192,12 @@ export function parseHookFile(text: string, file: string): ParsedHookFile {
   }
   result.hook = hook
   return result
+}
+
+/** The front matter as written, without the script (no hook's code reaches another's). */
+function declaredKeys(data: Record<string, unknown>): Record<string, unknown> {
+  const { script: _, ...declared } = data
+  return JSON.parse(JSON.stringify(declared)) as Record<string, unknown>
 }
 
 /** A hook file's `handler`: a static type only, and then neither `script` nor `when`. */

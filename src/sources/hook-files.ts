@@ -4,6 +4,7 @@
 // present, a static handler's fields — and reports every problem with its file:line:col,
 // so a broken file never becomes a hook.
 
+import { statSync } from 'node:fs'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import {
@@ -99,6 +100,23 @@ export async function loadHookFile(path: string): Promise<HookFileResult> {
     else result.hook = parsed.hook
   }
   return result
+}
+
+/** Where AI Harness keeps a project's hook files, under its working folder. */
+export const HARNESS_HOOK_DIR = join('.harness', 'hooks')
+
+/**
+ * The hook folders to load: those given, else the working folder's `.harness/hooks/` when
+ * it is a folder (AI Harness finds its hooks there), else none.
+ */
+export function hookDirsOrHarness(given: readonly string[] | undefined, cwd: string): string[] {
+  if (given && given.length > 0) return [...given]
+  const harness = join(cwd, HARNESS_HOOK_DIR)
+  try {
+    return statSync(harness).isDirectory() ? [harness] : []
+  } catch {
+    return []
+  }
 }
 
 /** The `.md` files of a folder that are hooks, sorted by name (a README.md is documentation). */

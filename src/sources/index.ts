@@ -25,6 +25,8 @@ export type { HookFileResult } from './hook-files.js'
 export {
   checkHookFile,
   duplicateHookProblems,
+  HARNESS_HOOK_DIR,
+  hookDirsOrHarness,
   listHookFiles,
   loadHookDir,
   loadHookFile,

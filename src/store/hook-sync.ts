@@ -33,6 +33,9 @@ export function toHookDefinition(hook: StoredHook): HookDefinition {
   if (hook.description) definition.description = hook.description
   if (hook.blocks !== undefined) definition.blocks = hook.blocks
   if (hook.maxInvocationsPerTurn !== undefined) definition.maxInvocationsPerTurn = hook.maxInvocationsPerTurn
+  if (hook.breakerCountsBlocks) definition.breakerCountsBlocks = true
+  if (hook.background) definition.background = true
+  if (hook.home) definition.home = hook.home
   return definition
 }
 

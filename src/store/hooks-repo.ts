@@ -46,6 +46,9 @@ function toRow(
       ...(input.maxInvocationsPerTurn !== undefined
         ? { maxInvocationsPerTurn: input.maxInvocationsPerTurn }
         : {}),
+      ...(input.breakerCountsBlocks ? { breakerCountsBlocks: true } : {}),
+      ...(input.background ? { background: true } : {}),
+      ...(input.home ? { home: input.home } : {}),
       ...(input.tenant || input.agents?.length
         ? {
             scope: {
@@ -86,6 +89,9 @@ function toRow(
     description: spec.description ?? null,
     blocks: spec.blocks === undefined ? null : spec.blocks ? 1 : 0,
     max_invocations_per_turn: spec.maxInvocationsPerTurn ?? null,
+    breaker_counts_blocks: spec.breakerCountsBlocks ? 1 : null,
+    background: spec.background ? 1 : null,
+    home: spec.home ?? null,
   }
 }
 
@@ -118,6 +124,9 @@ export function fromRow(row: HooksTable, box: SecretBox | undefined): StoredHook
   if (row.blocks !== null && row.blocks !== undefined) hook.blocks = Number(row.blocks) === 1
   if (row.max_invocations_per_turn !== null && row.max_invocations_per_turn !== undefined)
     hook.maxInvocationsPerTurn = Number(row.max_invocations_per_turn)
+  if (Number(row.breaker_counts_blocks) === 1) hook.breakerCountsBlocks = true
+  if (Number(row.background) === 1) hook.background = true
+  if (row.home === 'goclaw' || row.home === 'loom' || row.home === 'harness') hook.home = row.home
   return hook
 }
 

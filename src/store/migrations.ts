@@ -5,6 +5,7 @@
 import { type Kysely, type Migration, Migrator, sql } from 'kysely'
 import { acsMigration, acsSessionStateMigration, acsTenantMigration } from './acs-migration.js'
 import { StoreError } from './errors.js'
+import { hookRulesMigration } from './hook-rules-migration.js'
 import type { Database } from './schema.js'
 
 type Dialect = 'sqlite' | 'postgres'
@@ -368,6 +369,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0011_hook_blocks': hookBlocks,
     '0012_acs_tenant_sessions': acsTenantMigration(),
     '0013_acs_session_state': acsSessionStateMigration(),
+    '0015_hook_rules': hookRulesMigration,
   }
 }
 

@@ -33,6 +33,12 @@ export interface HooksTable {
   /** 1 blocks, 0 only observes, null follows the event's rule (0011_hook_blocks). */
   blocks: number | null
   max_invocations_per_turn: number | null
+  /** 1: the hook's own blocks count toward its breaker (0015_hook_rules). */
+  breaker_counts_blocks?: number | null
+  /** 1: runs in the background, the caller does not wait (0015_hook_rules). */
+  background?: number | null
+  /** goclaw, loom, harness or null (0015_hook_rules). */
+  home?: string | null
 }
 
 export interface DecisionsTable {

@@ -62,6 +62,9 @@ export interface HookInput {
   mode?: HookMode
   blocks?: boolean
   maxInvocationsPerTurn?: number
+  breakerCountsBlocks?: boolean
+  background?: boolean
+  home?: 'goclaw' | 'loom' | 'harness'
 }
 
 /** A hook as read back: secrets in `handler` are open again. */
@@ -91,6 +94,9 @@ export interface StoredHook {
   mode?: 'shadow'
   blocks?: boolean
   maxInvocationsPerTurn?: number
+  breakerCountsBlocks?: boolean
+  background?: boolean
+  home?: 'goclaw' | 'loom' | 'harness'
   createdAt: number
   updatedAt: number
 }

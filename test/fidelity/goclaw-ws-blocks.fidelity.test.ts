@@ -49,6 +49,16 @@ async function toolResult(url: string, tool: string): Promise<Loose> {
   return answer.body.result
 }
 
+/** The hook's latest recorded run, once its background chain has been recorded. */
+async function recordedRun(ws: WsClient, hookId: string): Promise<Loose> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const rows = (await ws.ok('hooks.history', { hookId })).executions as Loose[]
+    if (rows.length > 0) return rows[0]
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`no run of ${hookId} was recorded`)
+}
+
 const backends = [
   { backend: 'sqlite', db: () => join(dir, 'blocks.db') },
   { backend: 'postgres', db: () => pgDb?.url },
@@ -75,8 +85,8 @@ describe.each(backends)('GoClaw hooks over /ws keep GoClaw’s rule on $backend'
         max_invocations_per_turn: 3,
         config: { command: 'echo goclaw saw it >&2; exit 2' },
       })
-      expect(created).toMatchObject({ hookId: 'gc-audit', event: 'tool.post', blocks: false })
-      expect(created.maxInvocationsPerTurn).toBe(3)
+      expect(created).toMatchObject({ hookId: 'gc-audit', event: 'post_tool_use', blocks: false })
+      expect(created.max_invocations_per_turn).toBe(3)
       expect(created.warnings).toBeUndefined()
       await ws.ok('hooks.create', {
         name: 'native-post',
@@ -87,19 +97,21 @@ describe.each(backends)('GoClaw hooks over /ws keep GoClaw’s rule on $backend'
 
       const observed = await toolResult(served.url, 'exec')
       expect(observed.decision).toBe('allow')
-      const run = (observed.data.trace as Loose[]).find((t) => t.hook === 'gc-audit')
+      // GoClaw runs post_tool_use asynchronously: not in the caller's trace, recorded on its own.
+      expect((observed.data.trace as Loose[]).some((t) => t.hook === 'gc-audit')).toBe(false)
+      const run = await recordedRun(ws, 'gc-audit')
       expect(run.reason).toMatch(/only observes .* it answered deny: goclaw saw it/)
       expect((await toolResult(served.url, 'other')).decision).toBe('deny')
 
       const listed = ((await ws.ok('hooks.list', {})).hooks as Loose[]).find((h) => h.id === 'gc-audit')
-      expect(listed).toMatchObject({ blocks: false, maxInvocationsPerTurn: 3 })
+      expect(listed).toMatchObject({ blocks: false, max_invocations_per_turn: 3 })
 
       const moved = await ws.ok('hooks.update', { hookId: 'gc-audit', updates: { event: 'pre_tool_use' } })
-      expect(moved.event).toBe('tool.pre')
+      expect(moved.event).toBe('pre_tool_use')
       expect(moved.blocks).toBeUndefined()
-      expect(moved.maxInvocationsPerTurn).toBe(3)
+      expect(moved.max_invocations_per_turn).toBe(3)
       const back = await ws.ok('hooks.update', { hookId: 'gc-audit', updates: { event: 'stop' } })
-      expect(back).toMatchObject({ event: 'agent.stop', blocks: false })
+      expect(back).toMatchObject({ event: 'stop', blocks: false })
     } finally {
       ws.close()
     }

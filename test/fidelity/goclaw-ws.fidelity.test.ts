@@ -2,7 +2,9 @@
 // each row is a request as GoClaw's hook docs and its `hooks.*` handlers spell it
 // (`handler_type`, `config`, `if_expr`, `timeout_ms`, `agent_ids`, `hookId`, `updates`,
 // `sampleEvent`), with what a GoClaw client reads from the reply (`hookId`, a dry run's
-// `result.decision`, history's `nextCursor`). Warden's own shapes keep working beside them.
+// `result.decision`, history's `nextCursor`), and hooks read back in GoClaw's fields (GoClaw's
+// `hooks.list` answers its hook rows: `handler_type`, `config`, `timeout_ms`, `priority` as
+// given). Warden's own shapes keep working beside them.
 
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -91,12 +93,15 @@ const rows: Row[] = [
       ids.command = p.hookId
       expect(p).toMatchObject({
         hookId: 'acme/no-long-exec',
-        event: 'tool.pre',
-        timeoutMs: 2000,
-        onTimeout: 'allow',
-        priority: -10,
+        event: 'pre_tool_use',
+        handler_type: 'command',
+        config: { command: 'echo too long >&2; exit 2', allowed_env_vars: ['MY_VAR'] },
+        timeout_ms: 2000,
+        on_timeout: 'allow',
+        priority: 10,
+        tenant_id: 'acme',
       })
-      expect(p.if).toBe('tool_name == "exec" && size(tool_input.cmd) > 80')
+      expect(p.if_expr).toBe('tool_name == "exec" && size(tool_input.cmd) > 80')
     },
   },
   {
@@ -111,7 +116,7 @@ const rows: Row[] = [
     }),
     expect: (p) => {
       expect(p.hookId).toMatch(/^acme\/goclaw-[0-9a-f]{8}$/)
-      expect(p).toMatchObject({ scope: 'agent', agents: ['triage'], event: 'user.message' })
+      expect(p).toMatchObject({ scope: 'agent', agent_ids: ['triage'], event: 'user_prompt_submit' })
       ids.agent = p.hookId
     },
   },
@@ -148,9 +153,9 @@ const rows: Row[] = [
       expect(p).toMatchObject({
         hookId: ids.command,
         matcher: '^shell$',
-        timeoutMs: 3000,
-        onTimeout: 'deny',
-        priority: -5,
+        timeout_ms: 3000,
+        on_timeout: 'block',
+        priority: 5,
       }),
   },
   {
@@ -158,7 +163,7 @@ const rows: Row[] = [
     method: 'hooks.update',
     params: () => ({ hookId: ids.agent, updates: { agent_ids: ['triage', 'billing'] } }),
     expect: (p) =>
-      expect(p).toMatchObject({ hookId: ids.agent, tenant: 'acme', agents: ['triage', 'billing'] }),
+      expect(p).toMatchObject({ hookId: ids.agent, tenant_id: 'acme', agent_ids: ['triage', 'billing'] }),
   },
   {
     name: 'hooks.list {event: "pre_tool_use"} lists by GoClaw event name',
@@ -221,7 +226,7 @@ const rows: Row[] = [
       name: 'on-stop',
       config: { url: 'https://example.com/stop' },
     }),
-    expect: (p) => expect(p).toMatchObject({ hookId: 'on-stop', scope: 'global', event: 'agent.stop' }),
+    expect: (p) => expect(p).toMatchObject({ hookId: 'on-stop', scope: 'global', event: 'stop' }),
   },
 ]
 

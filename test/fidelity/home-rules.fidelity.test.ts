@@ -5,7 +5,7 @@
 // `output` are context, never a denial or a rewrite. Real shell commands, real Starlark.
 
 import { describe, expect, it } from 'vitest'
-import { createEngine, type DispatchInput, type HookDefinition } from '../../src/core/index.js'
+import { createEngine, type Decision, type DispatchInput, type HookDefinition } from '../../src/core/index.js'
 import { commandHandler, createScriptHandler, fnHandler } from '../../src/handlers/index.js'
 import { parseGoclawHooks, parseHookFile } from '../../src/sources/index.js'
 
@@ -25,13 +25,23 @@ const subagent = (wait: boolean): DispatchInput => ({
   ...(wait ? { wait } : {}),
 })
 
-async function run(hooks: HookDefinition[], input: DispatchInput) {
-  const engine = createEngine({ handlers, hooks })
+/** The caller's decision, and every decision recorded (background runs included). */
+async function runRecorded(hooks: HookDefinition[], input: DispatchInput) {
+  const recorded: Decision[] = []
+  const engine = createEngine({
+    handlers,
+    hooks,
+    recorder: { record: async ({ decision }) => void recorded.push(decision) },
+  })
   try {
-    return await engine.dispatch(input)
+    return { decision: await engine.dispatch(input), recorded }
   } finally {
     await engine.close()
   }
+}
+
+async function run(hooks: HookDefinition[], input: DispatchInput) {
+  return (await runRecorded(hooks, input)).decision
 }
 
 describe('GoClaw: a block counts where GoClaw blocks, and only there', () => {
@@ -60,11 +70,13 @@ describe('GoClaw: a block counts where GoClaw blocks, and only there', () => {
   }
   for (const [label, input, expected] of rows) {
     it(label, async () => {
-      const decision = await run(goclaw(names[input.event as string] as string), input)
+      const { decision, recorded } = await runRecorded(goclaw(names[input.event as string] as string), input)
       expect(decision.decision, decision.reason).toBe(expected)
       if (expected === 'allow') {
-        expect(decision.trace[0]).toMatchObject({ outcome: 'allow' })
-        expect(decision.trace[0]?.reason).toContain('it answered deny: not now')
+        // GoClaw runs these async: the run is recorded apart from the caller's decision.
+        const run = recorded.flatMap((d) => d.trace).find((t) => t.hook === 'guard')
+        expect(run).toMatchObject({ outcome: 'allow' })
+        expect(run?.reason).toContain('it answered deny: not now')
       }
     })
   }

@@ -1,16 +1,18 @@
 // What a Joch client reads from Warden's `/aos`: `result.reason` (Joch's field, the same text
 // as AOS's `message`) and the deciding `policyId` / `policyVersion` at the top of the result,
 // while every answer still validates against both AOS schemas; and Joch's A2A method names
-// (`send_message`, `get_task`, ...), each the name of an AOS spec example, accepted beside
-// the AOS / A2A ones and mapped onto the same events.
+// (`send_message`, `get_task`, `cancel_request`, ...), accepted beside the AOS / A2A ones and
+// mapped onto the same events. Joch cancels a task with `cancel_request`; the AOS spec's
+// example of it is titled `cancel_task`, and both names are answered.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HookDefinition } from '../../src/core/index.js'
-import { example, startGuardian, type TestGuardian } from '../server/aos-helper.js'
+import { example, expectValidResponse, startGuardian, type TestGuardian } from '../server/aos-helper.js'
 
 const JOCH_NAMES: Record<string, string> = {
   send_message: 'a2a.send',
   stream_message: 'a2a.stream',
+  cancel_request: 'a2a.cancel',
   cancel_task: 'a2a.cancel',
   get_task: 'a2a.get',
   get_task_push_notification_config: 'a2a.pushConfig.get',
@@ -27,7 +29,7 @@ const guard = (event: string): HookDefinition => ({
 
 let guardian: TestGuardian
 beforeAll(async () => {
-  guardian = await startGuardian({ hooks: Object.values(JOCH_NAMES).map(guard) })
+  guardian = await startGuardian({ hooks: [...new Set(Object.values(JOCH_NAMES))].map(guard) })
 })
 afterAll(async () => {
   await guardian?.close()
@@ -36,7 +38,8 @@ afterAll(async () => {
 describe("Joch's A2A method names and result fields", () => {
   for (const [joch, event] of Object.entries(JOCH_NAMES)) {
     it(`${joch} is ${event}, answered with reason and policyId/policyVersion`, async () => {
-      const request = example(`a2a__hooks__${joch}_request__02__5-aos-payload.json`)
+      const titled = joch === 'cancel_request' ? 'cancel_task' : joch
+      const request = example(`a2a__hooks__${titled}_request__02__5-aos-payload.json`)
       const aos = await guardian.post(request)
       const { body } = await guardian.post({ ...request, method: joch })
       expect(body.error).toBeUndefined()
@@ -61,6 +64,44 @@ describe("Joch's A2A method names and result fields", () => {
       expect(body.result.policyId).toBeUndefined()
     } finally {
       await open.close()
+    }
+  })
+
+  it('a tool call decision is reflected on a ToolCall resource, a HookDecision for every hook, allow included', async () => {
+    const tools = await startGuardian({
+      hooks: [
+        { name: 'audit', event: 'tool.pre', priority: 1, handler: { type: 'allow' } },
+        {
+          name: 'no-rm',
+          event: 'tool.pre',
+          priority: 2,
+          policy: { id: 'shell-safety', version: '3' },
+          handler: { type: 'deny', reason: 'rm is not allowed' },
+        },
+      ],
+    })
+    try {
+      const request = example('hooks__02__2-4-example.repaired.json')
+      const { body } = await tools.post(request)
+      expectValidResponse(body)
+      const toolCall = body.result.data.toolCall
+      expect(toolCall).toMatchObject({
+        kind: 'ToolCall',
+        status: {
+          phase: 'Denied',
+          decision: 'deny',
+          reason: 'rm is not allowed',
+          policyId: 'shell-safety',
+          policyVersion: '3',
+          hookDecisions: [
+            { hook: 'audit', decision: 'allow' },
+            { hook: 'no-rm', decision: 'deny', policyId: 'shell-safety', policyVersion: '3' },
+          ],
+        },
+      })
+      expect(toolCall.metadata.uid).toBe(body.result.data.decisionId)
+    } finally {
+      await tools.close()
     }
   })
 })

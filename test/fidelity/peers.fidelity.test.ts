@@ -157,7 +157,7 @@ describe('AI Harness scripts', () => {
       handlers: [createScriptHandler()],
       hooks: [script('verify', 'delegation.post_verify', 'def handle(event, payload):\n  return allow()\n')],
     })
-    expect(engine.hooks()[0]?.event).toBe('subagent.stop')
+    expect(engine.hooks()[0]?.event).toBe('subagent.verify')
   })
 })
 

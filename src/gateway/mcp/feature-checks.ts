@@ -16,6 +16,7 @@ import {
 } from './features.js'
 import { isObject, paramsOf, resultOf } from './jsonrpc.js'
 import type { Direction } from './outcome.js'
+import { retrievalEvent, retrievalKey, retrievalPayload, retrievedContents } from './retrieval.js'
 
 /** How the session dispatches one event (a modify that `applies` refuses becomes a deny). */
 export type Dispatch = (
@@ -101,7 +102,29 @@ export async function checkFeatureAnswer(
     (value) => applyAnswer(value, view, message),
   )
   if (!step.ok) return step
-  return { ok: true, message: step.message, subject: view }
+  if (method !== 'resources/read') return { ok: true, message: step.message, subject: view }
+  return checkRetrieval(dispatch, feature, view, step.message, context)
+}
+
+/** A read resource's answer as `knowledge.retrieve` (or `memory.retrieve`): see retrieval.ts. */
+async function checkRetrieval(
+  dispatch: Dispatch,
+  feature: Feature,
+  view: JsonObject,
+  message: JSONRPCMessage,
+  context: EventContext,
+): Promise<FeatureStep> {
+  const uri = String(view.uri ?? '')
+  const event = retrievalEvent(uri)
+  const apply = (value: JsonObject[string] | undefined): Applied => {
+    const contents = retrievedContents(value)
+    if (contents === undefined)
+      return { ok: false, error: `the modified ${retrievalKey(event)} has no results` }
+    return feature.applyAnswer?.({ ...view, contents }, view, message) ?? { ok: true, message }
+  }
+  const payload = retrievalPayload(uri, view.contents as JsonObject[string])
+  const step = await checkStep(dispatch, event, payload, retrievalKey(event), context, message, apply)
+  return step.ok ? { ok: true, message: step.message, subject: view } : step
 }
 
 /**

@@ -1,12 +1,14 @@
 // Decisions as AOS results and back: a Warden decision becomes `{decision, message,
 // reasonCode, data, modifiedRequest}` plus Joch's `reason`, `policyId` and `policyVersion`;
-// a remote Guardian's answer becomes a verdict.
+// a remote Guardian's answer becomes a verdict. A tool call's decision also comes as a
+// ToolCall resource (tool-call.ts), as Joch reflects its decisions.
 
 import type { Decision, HookTrace, Json, JsonObject, Verdict } from '../../core/index.js'
 import { isObject } from './fields.js'
 import type { RpcId, RpcRequest } from './jsonrpc.js'
 import { createMappingState } from './mapping.js'
 import { mapRequest, modifiedRequest } from './methods.js'
+import { toolCallResource } from './tool-call.js'
 
 /** The hook whose verdict decided: the denier, else the first modifier. */
 function decidingTrace(decision: Decision): HookTrace | undefined {
@@ -81,6 +83,8 @@ export function decisionResult(
     result.decision = 'deny'
     result.message = `${decision.reason}; the request was not approved`
   }
+  const toolCall = toolCallResource(decision, originalPayload, String(result.decision))
+  if (toolCall) (result.data as JsonObject).toolCall = toolCall
   return withJochFields(result)
 }
 

@@ -111,10 +111,14 @@ export const A2A_METHODS: Record<string, EventName> = {
   'tasks/resubscribe': 'a2a.resubscribe',
 }
 
-/** Joch's names for the A2A methods, accepted beside the AOS and A2A ones. */
+/**
+ * Joch's names for the A2A methods, accepted beside the AOS and A2A ones: Joch cancels with
+ * `cancel_request`; `cancel_task` (the AOS example's title) is kept as a synonym.
+ */
 export const JOCH_A2A_METHODS: Record<string, EventName> = {
   send_message: 'a2a.send',
   stream_message: 'a2a.stream',
+  cancel_request: 'a2a.cancel',
   cancel_task: 'a2a.cancel',
   get_task: 'a2a.get',
   get_task_push_notification_config: 'a2a.pushConfig.get',

@@ -3,15 +3,19 @@
 // (`handler_type` + `config`, `if_expr`, `timeout_ms`, `on_timeout`, `agent_ids`, higher
 // priority first), `{hookId, updates}` for an update, `{config, sampleEvent}` for a dry run,
 // `agentId` in a listing. A request in GoClaw's shape is translated to Warden's, checked by
-// the method's own schema and roles, and answered with Warden's reply plus the fields GoClaw's
-// clients read (`hookId`, a dry run's `result`, history's `nextCursor`). Warden's shapes pass
-// through untouched.
+// the method's own schema and roles, and answered in GoClaw's shapes (goclaw-replies.ts) with
+// the fields GoClaw's clients read (`hookId`, a dry run's `result`, history's `nextCursor`).
+// A listing without params from a connection that spoke GoClaw's shapes is answered so too.
+// GoClaw's rules on scope: `scope` is required on create; `tenant` without `tenant_id` is the
+// caller's tenant, which for a token without one is GoClaw's master (default) tenant.
+// Warden's shapes pass through untouched.
 
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import { homeBlocking, type JsonObject, lookupEventName } from '../../core/index.js'
 import { goclawDefinition } from '../../sources/index.js'
 import type { PlaneContext } from './context.js'
+import { goclawShaped, markGoclawSpeaker, speaksGoclaw } from './goclaw-replies.js'
 import { ApiError, type MethodDef, method, parseParams } from './protocol.js'
 import type { Principal } from './tokens.js'
 
@@ -31,6 +35,17 @@ const GOCLAW_KEYS = [
 
 function isRecord(value: unknown): value is Params {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** A listing by a GoClaw event name (`pre_tool_use`): a GoClaw client's request. */
+function goclawEvent(name: string, given: unknown): boolean {
+  return (
+    name === 'hooks.list' &&
+    isRecord(given) &&
+    typeof given.event === 'string' &&
+    /^[a-z]+(_[a-z]+)+$/.test(given.event) &&
+    lookupEventName(given.event) !== undefined
+  )
 }
 
 /** Whether a request's params are in GoClaw's shape. */
@@ -54,10 +69,18 @@ export function withGoclawShapes(
           name === 'hooks.list' && isRecord(given) && typeof given.event === 'string'
             ? { ...given, event: lookupEventName(given.event) ?? given.event }
             : given
-        if (!isGoclawShape(raw)) return original.run(parseParams(original.params, raw, name), context)
-        const { params, warnings } = await translate(plane, name, raw, context.principal)
+        if (!isGoclawShape(raw) && !goclawEvent(name, given)) {
+          const result = await original.run(parseParams(original.params, raw, name), context)
+          const asked = isRecord(raw) ? Object.keys(raw).length === 0 : raw === undefined
+          return name === 'hooks.list' && asked && speaksGoclaw(context.connection) && isRecord(result)
+            ? goclawShaped(name, result)
+            : result
+        }
+        markGoclawSpeaker(context.connection)
+        const asked = isRecord(raw) ? raw : {}
+        const { params, warnings } = await translate(plane, name, asked, context.principal)
         const result = await original.run(parseParams(original.params, params, name), context)
-        return reply(name, result, raw, warnings)
+        return reply(name, result, asked, warnings)
       },
     })
   }
@@ -81,7 +104,7 @@ async function translate(
       return { params, warnings }
     }
     case 'hooks.create':
-      return { params: definitionParams(raw, principal, warnings), warnings }
+      return { params: definitionParams(raw, principal, warnings, true), warnings }
     case 'hooks.update': {
       if (!isRecord(raw.updates) || Object.keys(raw.updates).length === 0)
         throw new ApiError(
@@ -106,7 +129,13 @@ async function translate(
 }
 
 /** A hook in GoClaw's fields as the API's definition params. */
-function definitionParams(raw: Params, principal: Principal, warnings: string[]): Params {
+function definitionParams(raw: Params, principal: Principal, warnings: string[], creating = false): Params {
+  if (creating && (raw.scope === undefined || raw.scope === null || raw.scope === ''))
+    throw new ApiError(
+      'invalid-params',
+      'scope is required: "global" (a token without a tenant), "tenant" or "agent", as GoClaw requires',
+      'scope',
+    )
   if (raw.scope === 'global' && principal.tenant !== undefined)
     throw new ApiError(
       'forbidden',
@@ -119,6 +148,7 @@ function definitionParams(raw: Params, principal: Principal, warnings: string[])
     (raw.tenant_id === undefined || raw.tenant_id === '')
   )
     if (principal.tenant !== undefined) entry.tenant_id = principal.tenant
+    else if (raw.scope === 'tenant') entry.tenant_id = GOCLAW_MASTER_TENANT
   const problems: string[] = []
   const definition = goclawDefinition(entry, 'params', {
     problem: (message) => problems.push(message),
@@ -131,6 +161,12 @@ function definitionParams(raw: Params, principal: Principal, warnings: string[])
   return params
 }
 
+/**
+ * GoClaw's master tenant: its default tenant, which a single-tenant install's agents run in
+ * and a master caller's tenant-scoped hooks belong to.
+ */
+export const GOCLAW_MASTER_TENANT = '0193a5b0-7000-7000-8000-000000000001'
+
 /** The fields of a GoClaw definition a hook stored through the API keeps. */
 const KEPT = [
   'matcher',
@@ -142,6 +178,9 @@ const KEPT = [
   'scope',
   'blocks',
   'maxInvocationsPerTurn',
+  'breakerCountsBlocks',
+  'background',
+  'home',
 ] as const
 
 /** A GoClaw name as a Warden hook name (letters, digits and . _ : @ / -). */
@@ -165,6 +204,7 @@ function changesOf(updates: Params, tenant: string | undefined, warnings: string
         changes.event = value
         // GoClaw's rule on the new event: post_tool_use and stop only observe.
         changes.blocks = typeof value === 'string' ? homeBlocking('goclaw', value) : undefined
+        changes.background = changes.blocks === false ? true : undefined
         break
       case 'matcher':
       case 'enabled':
@@ -247,11 +287,11 @@ function reply(name: string, result: unknown, raw: Params, warnings: string[]): 
   }
   if (name === 'hooks.history') {
     out.nextCursor = typeof out.next === 'string' ? out.next : ''
-    return out
+    return goclawShaped(name, out)
   }
   const id = typeof out.id === 'string' ? out.id : raw.hookId
   if (id !== undefined && name !== 'hooks.list') out.hookId = id
-  return out
+  return name === 'hooks.delete' ? out : goclawShaped(name, out)
 }
 
 /** A dry run as GoClaw's test panel reads it: `decision` allow | block, the process's output. */

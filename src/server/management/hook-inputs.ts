@@ -34,6 +34,9 @@ export const definition = z
     description: z.string({ error: 'must be text' }).max(1000, 'must be at most 1000 characters').optional(),
     blocks: z.boolean({ error: 'must be true or false' }).optional(),
     maxInvocationsPerTurn: z.number({ error: 'must be a number' }).optional(),
+    breakerCountsBlocks: z.boolean({ error: 'must be true or false' }).optional(),
+    background: z.boolean({ error: 'must be true or false' }).optional(),
+    home: z.enum(['goclaw', 'loom', 'harness']).optional(),
   })
   .strict()
 
@@ -214,6 +217,9 @@ export function toInput(plane: PlaneContext, principal: Principal, params: Defin
   if (spec.description) input.description = spec.description
   if (spec.blocks !== undefined) input.blocks = spec.blocks
   if (spec.maxInvocationsPerTurn !== undefined) input.maxInvocationsPerTurn = spec.maxInvocationsPerTurn
+  if (spec.breakerCountsBlocks) input.breakerCountsBlocks = true
+  if (spec.background) input.background = true
+  if (spec.home) input.home = spec.home
   return input
 }
 
@@ -240,6 +246,9 @@ export function paramsOf(hook: StoredHook): DefinitionParams {
   if (hook.description) params.description = hook.description
   if (hook.blocks !== undefined) params.blocks = hook.blocks
   if (hook.maxInvocationsPerTurn !== undefined) params.maxInvocationsPerTurn = hook.maxInvocationsPerTurn
+  if (hook.breakerCountsBlocks) params.breakerCountsBlocks = true
+  if (hook.background) params.background = true
+  if (hook.home) params.home = hook.home
   return params
 }
 

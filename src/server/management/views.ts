@@ -63,6 +63,12 @@ export interface HookView {
   blocks?: boolean
   /** At most this many runs per turn. */
   maxInvocationsPerTurn?: number
+  /** Its own blocks count toward its circuit breaker (GoClaw's rule). */
+  breakerCountsBlocks?: boolean
+  /** Runs in the background: the caller does not wait for it. */
+  background?: boolean
+  /** The system whose format the hook was written in. */
+  home?: string
   version: number
   policy?: unknown
   /**
@@ -140,6 +146,9 @@ export function storedView(hook: StoredHook, trips?: readonly BreakerTrip[]): Ho
   if (hook.description) view.description = hook.description
   if (hook.blocks !== undefined) view.blocks = hook.blocks
   if (hook.maxInvocationsPerTurn !== undefined) view.maxInvocationsPerTurn = hook.maxInvocationsPerTurn
+  if (hook.breakerCountsBlocks) view.breakerCountsBlocks = true
+  if (hook.background) view.background = true
+  if (hook.home) view.home = hook.home
   return withBreaker(view, trips)
 }
 
@@ -174,6 +183,9 @@ export function fileView(spec: HookSpec, trips?: readonly BreakerTrip[]): HookVi
   if (spec.description) view.description = spec.description
   if (spec.blocks !== undefined) view.blocks = spec.blocks
   if (spec.maxInvocationsPerTurn !== undefined) view.maxInvocationsPerTurn = spec.maxInvocationsPerTurn
+  if (spec.breakerCountsBlocks) view.breakerCountsBlocks = true
+  if (spec.background) view.background = true
+  if (spec.home) view.home = spec.home
   return withBreaker(view, trips)
 }
 
@@ -204,6 +216,8 @@ export function specDefinition(spec: HookSpec): HookDefinition {
   if (spec.maxInvocationsPerTurn !== undefined) definition.maxInvocationsPerTurn = spec.maxInvocationsPerTurn
   if (spec.breakerCountsBlocks) definition.breakerCountsBlocks = true
   if (spec.blocks !== undefined) definition.blocks = spec.blocks
+  if (spec.background) definition.background = true
+  if (spec.home) definition.home = spec.home
   if (spec.mode) definition.mode = spec.mode
   return definition
 }
