@@ -17,6 +17,8 @@ export interface FidelityRow {
   system: string
   behaviour: string
   status: 'same' | 'differs'
+  /** For a difference: what Warden does instead. */
+  how?: string
   /** For a difference: the setting that gives the home system's behaviour. */
   setting?: string
   /** The test that shows it: `path/to/file.test.ts > words of the test's name`. */
@@ -33,7 +35,7 @@ export const SYSTEMS: readonly { id: string; title: string }[] = [
   { id: 'a2a', title: 'A2A' },
 ]
 
-const KEYS = new Set(['system', 'behaviour', 'status', 'setting', 'test'])
+const KEYS = new Set(['system', 'behaviour', 'status', 'how', 'setting', 'test'])
 
 /** Checks one row; returns what is wrong with it, or undefined. */
 function rowProblem(value: unknown, system: string): string | undefined {
@@ -46,6 +48,8 @@ function rowProblem(value: unknown, system: string): string | undefined {
   if (row.status !== 'same' && row.status !== 'differs') return 'status must be "same" or "differs"'
   if (row.setting !== undefined && (typeof row.setting !== 'string' || row.setting.trim() === ''))
     return 'setting must be text'
+  if (row.how !== undefined && (typeof row.how !== 'string' || row.how.trim() === ''))
+    return 'how must be text'
   if (typeof row.test !== 'string' || !/^\S+\.test\.ts > .+/.test(row.test))
     return 'test must be "path/to/file.test.ts > words of the test name"'
   return undefined
@@ -91,7 +95,8 @@ function cell(text: string): string {
 /** What the page says of a row under Warden. */
 function verdict(row: FidelityRow): string {
   if (row.status === 'same') return 'same'
-  return row.setting ? `differs; the home system's way: ${row.setting}` : 'differs'
+  const how = row.how ? `differs: ${row.how}` : 'differs'
+  return row.setting ? `${how}; the home system's way: ${row.setting}` : how
 }
 
 /** The test a row names, as a link to its file and the test's words. */

@@ -167,6 +167,7 @@ function* chainSteps(
    * took, so a slow shadow hook never leaves the enforced ones less budget.
    */
   let budgetStart = started
+  let stoppedByObserver = false
   for (let i = 0; i < hooks.length; i++) {
     const entry = hooks[i] as RegisteredHook
     const hook = entry.spec
@@ -182,7 +183,7 @@ function* chainSteps(
     if (hook.policy) trace.policy = hook.policy
     if (hook.mode) trace.shadow = true
     if (hook.home) trace.home = hook.home
-    if (result.denied) {
+    if (result.denied || stoppedByObserver) {
       trace.skipped = 'chain-stopped'
       result.trace.push(trace)
       continue
@@ -248,8 +249,10 @@ function* chainSteps(
       if (verdict.type === 'deny' && hook.breakerCountsBlocks && trace.error === undefined && !hook.mode)
         countBlock(hook, tenant, verdict.reason, env)
     }
-    if (hook.blocks === false) verdict = observedVerdict(verdict, current.event)
-    else if (hook.blocks === true && verdict.type === 'deny' && !hook.mode) result.blockedByHome = true
+    if (hook.blocks === false) {
+      stoppedByObserver = verdict.type === 'deny' && hook.observedBlockEndsChain === true && !hook.mode
+      verdict = observedVerdict(verdict, current.event)
+    } else if (hook.blocks === true && verdict.type === 'deny' && !hook.mode) result.blockedByHome = true
     lastEnd = clock.now()
     trace.durationMs = microseconds(lastEnd - hookStart)
     trace.outcome = verdict.type

@@ -67,6 +67,13 @@ export interface HookDefinition {
    */
   blocks?: boolean
   /**
+   * For a hook that only observes on its event (`blocks: false`, or loom's rule on
+   * `tool.post` and `model.pre`): its deny, recorded and reported, also ends the chain, so
+   * the hooks after it do not run, as loom's runner does. Default false: every observer
+   * sees the event.
+   */
+  observedBlockEndsChain?: boolean
+  /**
    * Run apart from the caller's chain on a blocking event: the caller does not wait for this
    * hook, which observes only (as `blocks: false`); its run is recorded as its own decision.
    * GoClaw's `post_tool_use` and `stop` hooks run so. Default false.
@@ -105,6 +112,7 @@ export interface HookSpec {
   maxInvocationsPerTurn?: number
   breakerCountsBlocks?: boolean
   blocks?: boolean
+  observedBlockEndsChain?: boolean
   background?: boolean
   home?: 'goclaw' | 'loom' | 'harness'
   frontMatter?: Record<string, unknown>
@@ -246,6 +254,7 @@ const definitionSchema = z
       .optional(),
     breakerCountsBlocks: z.boolean({ error: 'must be true or false' }).optional(),
     blocks: z.boolean({ error: 'must be true or false' }).optional(),
+    observedBlockEndsChain: z.boolean({ error: 'must be true or false' }).optional(),
     background: z.boolean({ error: 'must be true or false' }).optional(),
     home: z.enum(['goclaw', 'loom', 'harness'], { error: 'must be goclaw, loom or harness' }).optional(),
     frontMatter: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
@@ -325,6 +334,7 @@ export function parseHookDefinition(input: unknown): HookSpec {
   if (def.breakerCountsBlocks) spec.breakerCountsBlocks = true
   const blocks = def.blocks ?? loomDialectRule(spec)
   if (blocks !== undefined) spec.blocks = blocks
+  if (def.observedBlockEndsChain) spec.observedBlockEndsChain = true
   if (def.home) spec.home = def.home
   if (def.frontMatter) spec.frontMatter = def.frontMatter
   if (def.background) {

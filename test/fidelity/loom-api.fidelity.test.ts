@@ -14,8 +14,8 @@ import {
 } from '../../src/adapters/loom/index.js'
 
 const registries: HookRegistry[] = []
-function setup() {
-  const registry = new HookRegistry()
+function setup(options: { observedBlockEndsChain?: boolean } = {}) {
+  const registry = new HookRegistry(options)
   registries.push(registry)
   const reminders = new ReminderInjector(createDefaultRegistry())
   return { registry, reminders, hooks: new HookRuntime({ registry, reminders }) }
@@ -214,6 +214,27 @@ describe('loom', () => {
     })
     expect(result.continue).toBe(true)
     expect(ran).toEqual(['second'])
+    expect(reminders.drain().join('')).toContain('Hook "first" blocked the action: noted')
+  })
+
+  it('with observedBlockEndsChain, a block on tool.post ends the chain as in loom (later hooks do not run)', async () => {
+    const { registry, hooks, reminders } = setup({ observedBlockEndsChain: true })
+    const ran: string[] = []
+    registry.register('tool.post', {
+      type: 'fn',
+      name: 'first',
+      fn: () => ({ continue: false, reason: 'noted' }),
+    })
+    registry.register('tool.post', { type: 'fn', name: 'second', fn: () => void ran.push('second') })
+    const result = await hooks.run({
+      event: 'tool.post',
+      turnIndex: 0,
+      toolName: 'x',
+      toolInput: {},
+      result: 'ok',
+    })
+    expect(result.continue).toBe(true)
+    expect(ran).toEqual([])
     expect(reminders.drain().join('')).toContain('Hook "first" blocked the action: noted')
   })
 })

@@ -57,7 +57,15 @@ export interface HookRunResult {
 }
 
 /** Options of {@link HookRegistry}: as `createEngine`'s, or an engine to register in. */
-export type HookRegistryOptions = CreateEngineOptions & { engine?: Engine }
+export type HookRegistryOptions = CreateEngineOptions & {
+  engine?: Engine
+  /**
+   * On `tool.post` and `model.pre` (where hooks only observe), a block also ends the chain
+   * and the hooks after it do not run, as loom's runner does. Default false: every observer
+   * sees the event.
+   */
+  observedBlockEndsChain?: boolean
+}
 
 /** Hook bindings by event, registered in a Warden engine that runs them in registration order. */
 export class HookRegistry {
@@ -65,9 +73,11 @@ export class HookRegistry {
   readonly engine: Engine
   private readonly byEvent = new Map<string, { spec: HookSpec; id: string }[]>()
   private readonly loomNames = new Map<string, string>()
+  private readonly observedBlockEndsChain: boolean
 
   constructor(options: HookRegistryOptions = {}) {
-    const { engine, handlers = [], ...rest } = options
+    const { engine, handlers = [], observedBlockEndsChain = false, ...rest } = options
+    this.observedBlockEndsChain = observedBlockEndsChain
     this.engine =
       engine ??
       createEngine({
@@ -87,7 +97,7 @@ export class HookRegistry {
     const list = this.byEvent.get(canonical) ?? []
     const taken = new Set(this.engine.hooks().map((h) => h.id))
     const id = uniqueHookName(hook.name, (name) => taken.has(name))
-    const spec = this.engine.register(definitionOf(event, hook, id))
+    const spec = this.engine.register(definitionOf(event, hook, id, this.observedBlockEndsChain))
     this.loomNames.set(spec.id, hook.name)
     list.push({ spec: hook, id: spec.id })
     this.byEvent.set(canonical, list)

@@ -97,10 +97,13 @@ let anonymous = 0
 
 /**
  * Creates the runtime. Hooks run in registration order (as loom runs them) unless
- * `order` says otherwise.
+ * `order` says otherwise. With `observedBlockEndsChain`, a block on `tool.post` or
+ * `model.pre` also ends the chain there, as loom's runner does (default: later hooks run).
  */
-export function createLoomRuntime(options: CreateEngineOptions & { engine?: Engine } = {}): LoomRuntime {
-  const { engine: given, handlers = [], ...engineOptions } = options
+export function createLoomRuntime(
+  options: CreateEngineOptions & { engine?: Engine; observedBlockEndsChain?: boolean } = {},
+): LoomRuntime {
+  const { engine: given, handlers = [], observedBlockEndsChain = false, ...engineOptions } = options
   const engine =
     given ??
     createEngine({
@@ -174,6 +177,7 @@ export function createLoomRuntime(options: CreateEngineOptions & { engine?: Engi
             event,
             spec,
             uniqueHookName(spec.name, (id) => taken.has(id)),
+            observedBlockEndsChain,
           ),
         ).id
       }
@@ -183,6 +187,7 @@ export function createLoomRuntime(options: CreateEngineOptions & { engine?: Engi
         LoomSpec | ((...args: never[]) => unknown)
       >
       const definition: HookDefinition = {
+        ...(observedBlockEndsChain ? { observedBlockEndsChain } : {}),
         ...rest,
         name: name ?? `${event}-hook-${++anonymous}`,
         event,

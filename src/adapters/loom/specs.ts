@@ -64,7 +64,12 @@ export function isLoomSpec(value: unknown): value is LoomSpec {
  * engine (loom does not require unique names).
  * @throws Error naming the field when the spec is not one loom accepts.
  */
-export function definitionOf(event: string, spec: LoomSpec, wardenName: string): HookDefinition {
+export function definitionOf(
+  event: string,
+  spec: LoomSpec,
+  wardenName: string,
+  observedBlockEndsChain = false,
+): HookDefinition {
   const known = spec.type === 'fn' ? FN_KEYS : COMMAND_KEYS
   const unknown = Object.keys(spec).filter((key) => !known.has(key))
   if (unknown.length > 0)
@@ -80,6 +85,7 @@ export function definitionOf(event: string, spec: LoomSpec, wardenName: string):
     handler: { type: 'fn' },
   }
   if (spec.timeoutMs !== undefined) definition.timeoutMs = spec.timeoutMs
+  if (observedBlockEndsChain) definition.observedBlockEndsChain = true
   if (spec.type === 'fn') {
     if (typeof spec.fn !== 'function')
       throw new Error(`loom fn hook "${spec.name}": fn must be a function (got ${typeof spec.fn})`)
