@@ -271,7 +271,9 @@ describe('several instances on one PostgreSQL', () => {
       const signed = await timed(() => acs(a, 'ls'))
       expect(signed.ms).toBeLessThan(bound)
       expect(signed.value.result.decision).toBe('deny')
-      expect(signed.value.result.reasoning).toMatch(/ACS ledger \(replay memory\) failed: .+/)
+      expect(signed.value.result.reasoning).toMatch(
+        /ACS ledger \(session state\) failed: the database \(PostgreSQL\) .+/,
+      )
       const plain = await timed(() => aos(b.url, toolCall('ls', {})))
       expect(plain.ms).toBeLessThan(bound)
       expect(plain.value.body.result.decision).toBe('deny')
