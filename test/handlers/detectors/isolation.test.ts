@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { HookCall, HookSpec, Verdict } from '../../../src/core/index.js'
 import { createDetectorHandler, DETECTORS, prepareDetector } from '../../../src/handlers/detectors/index.js'
+import { parseConfig } from '../../../src/sources/index.js'
 
 interface Sample {
   id: string
@@ -124,4 +125,24 @@ describe('detector scans in a worker', () => {
     expect(performance.now() - started).toBeLessThan(100)
     await expect(first).rejects.toThrow('the detector ran past its limit of 270 ms')
   }, 30_000)
+})
+
+describe('detectors: in warden.yaml', () => {
+  it('refuses an unknown isolation mode or setting, naming it', () => {
+    const refused = (yaml: string) => {
+      try {
+        parseConfig(yaml, '/tmp', 'w.yaml')
+      } catch (error) {
+        return (error as Error).message
+      }
+      return 'accepted'
+    }
+    expect(refused('detectors: { isolate: sometimes }\n')).toMatch(
+      /^w\.yaml:1:\d+: detectors\.isolate must be tenant, all or none/,
+    )
+    expect(refused('detectors: { inlinechars: 10 }\n')).toMatch(/^w\.yaml:1:12: unknown field "inlinechars"/)
+    expect(
+      refused('detectors: { isolate: all, inlineChars: 0, workers: 2, queue: 8, workerNice: 10 }\n'),
+    ).toBe('accepted')
+  })
 })
