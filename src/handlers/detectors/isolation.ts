@@ -35,9 +35,11 @@ export interface DetectorIsolation {
 }
 
 /**
- * The most characters a detector scans on the main thread by default: the slowest built-in
- * detector (secrets, on random text) reads about 1,600 characters a millisecond, so this is
- * about 2.5 ms of scanning at most; the other detectors take less.
+ * The most characters a detector scans on the main thread by default. Measured on 4,096
+ * characters of random text on an idle core: 0.1 to 0.7 ms for secrets, pii, egress, paths
+ * and injection, 1 to 3.5 ms for shell (whose reader stops at 65,536 characters anyway);
+ * the slowest on a megabyte, injection on random words, reads about 2,300 characters a
+ * millisecond, so under 2 ms here.
  */
 export const DEFAULT_INLINE_CHARS = 4096
 
