@@ -42,6 +42,16 @@ export const DEFAULT_REDACT_RULES: readonly RedactRule[] = [
 const DEFAULT_PREFILTER =
   /AKIA|ASIA|ABIA|ACCA|-----BEGIN |[Bb][Ee][Aa][Rr][Ee][Rr]|gh[opusr]_|github_pat_|xox|sk-/
 
+/** Per built-in pattern, literal pieces it needs: a rule whose piece is absent is not run. */
+const RULE_PREFILTER: Readonly<Record<string, RegExp>> = {
+  'aws-access-key-id': /AKIA|ASIA|ABIA|ACCA/,
+  'private-key': /-----BEGIN /,
+  'bearer-token': /[Bb][Ee][Aa][Rr][Ee][Rr]/,
+  'github-token': /gh[opusr]_|github_pat_/,
+  'slack-token': /xox/,
+  'openai-key': /sk-/,
+}
+
 /** The shortest text a built-in pattern can match: shorter strings are not searched. */
 const DEFAULT_MIN_LENGTH = 14
 
@@ -84,6 +94,8 @@ export interface Redactor {
 interface CompiledRule {
   name: string
   regex: RE2JS
+  /** Literal pieces the rule needs (the rule is not run on a text without them). */
+  hint?: RegExp
 }
 
 /**
@@ -104,7 +116,14 @@ export function createRedactor(setting: unknown): Redactor | undefined {
   const defaults =
     value.defaults === false
       ? []
-      : DEFAULT_REDACT_RULES.map((rule) => ({ name: rule.name, regex: RE2JS.compile(rule.pattern) }))
+      : DEFAULT_REDACT_RULES.map((rule) => ({
+          name: rule.name,
+          regex: RE2JS.compile(rule.pattern),
+          hint: RULE_PREFILTER[rule.name],
+        }))
+  // A cheap native scan for a rule's literal pieces before the RE2 engine reads a long text.
+  const mayMatch = (rule: CompiledRule, text: string) =>
+    rule.hint?.test(text) !== false && rule.regex.test(text)
   const matched = value.matched !== false
   if (own.length === 0 && defaults.length === 0 && !matched) return undefined
   // One pass of the operator's patterns per string: they are joined into one expression.
@@ -114,14 +133,14 @@ export function createRedactor(setting: unknown): Redactor | undefined {
     defaults.length > 0 &&
     text.length >= DEFAULT_MIN_LENGTH &&
     DEFAULT_PREFILTER.test(text) &&
-    defaults.some((r) => r.regex.test(text))
+    defaults.some((r) => mayMatch(r, text))
   const patternsMatch = (text: string): boolean => ownCombined?.test(text) === true || defaultsMatch(text)
   const scrubPatterns = (text: string): string => {
     let out = text
     if (ownCombined?.test(out)) out = ownCombined.matcher(out).replaceAll(() => redactedMark('pattern'))
     if (defaultsMatch(out)) {
       for (const rule of defaults) {
-        if (rule.regex.test(out)) out = rule.regex.matcher(out).replaceAll(() => redactedMark(rule.name))
+        if (mayMatch(rule, out)) out = rule.regex.matcher(out).replaceAll(() => redactedMark(rule.name))
       }
     }
     return out
@@ -131,20 +150,36 @@ export function createRedactor(setting: unknown): Redactor | undefined {
       const values = matched ? matchedValues(record.decision.trace) : NO_VALUES
       if (values.length === 0) return redactRecord(record, patternsMatch, scrubPatterns)
       const mark = redactedMark('matched')
+      const maskValues = valueMasker(values, mark)
       return redactRecord(
         record,
         (text) => values.some((secret) => text.includes(secret)) || patternsMatch(text),
-        (text) => {
-          let out = text
-          for (const secret of values) if (out.includes(secret)) out = out.split(secret).join(mark)
-          return scrubPatterns(out)
-        },
+        (text) => scrubPatterns(maskValues(text)),
       )
     },
   }
 }
 
 const NO_VALUES: string[] = []
+
+/** Past this many matched values, they are masked in one pass instead of one pass each. */
+const ONE_PASS_VALUES = 16
+
+/**
+ * Replaces each of `values` (longest first) by `mark`. Many values (a detector that found
+ * hundreds of secrets in a large text) are masked in one pass of one expression, so that
+ * the time stays near one read of the text rather than one read per value.
+ */
+function valueMasker(values: readonly string[], mark: string): (text: string) => string {
+  if (values.length <= ONE_PASS_VALUES)
+    return (text) => {
+      let out = text
+      for (const secret of values) if (out.includes(secret)) out = out.split(secret).join(mark)
+      return out
+    }
+  const any = new RegExp(values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g')
+  return (text) => text.replace(any, () => mark)
+}
 
 /** The values hooks said they matched (at least 4 characters, so a mark never eats a word). */
 function matchedValues(trace: readonly HookTrace[]): string[] {

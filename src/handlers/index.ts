@@ -21,6 +21,7 @@ export {
 export type {
   DetectorAction,
   DetectorConfig,
+  DetectorHandlerOptions,
   EgressOptions,
   Finding,
   InjectionOptions,
@@ -31,6 +32,7 @@ export type {
   ShellOptions,
 } from './detectors/index.js'
 export {
+  createDetectorHandler,
   DETECTOR_NAMES,
   DETECTORS,
   detectorHandler,

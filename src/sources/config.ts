@@ -234,6 +234,16 @@ const configSchema = z
       })
       .strict()
       .optional(),
+    detectors: z
+      .object({
+        isolate: z.enum(['tenant', 'all', 'none'], { error: 'must be tenant, all or none' }).optional(),
+        workers: z.number().int().min(1).max(64).optional(),
+        queue: z.number().int().min(0).max(100_000).optional(),
+        inlineChars: z.number().int().min(0).max(50_000_000).optional(),
+        workerNice: z.number().int().min(0).max(19).optional(),
+      })
+      .strict()
+      .optional(),
     webhooks: z
       .object({ allow: z.array(z.string(), { error: 'must be a list of URL prefixes' }).optional() })
       .strict()

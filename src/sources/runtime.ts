@@ -13,9 +13,11 @@ import type {
 } from '../core/index.js'
 import { CANONICAL_EVENTS, createEngine, WardenError } from '../core/index.js'
 import {
+  createDetectorHandler,
   createHttpHandler,
   createPromptHandler,
   createScriptHandler,
+  type DetectorHandlerOptions,
   defaultHandlers,
   guardianHandler,
   guardiansHandler,
@@ -84,6 +86,11 @@ export function buildHandlers(
   options: RuntimeOptions = {},
 ): HandlerFactory[] {
   const handlers = defaultHandlers()
+  {
+    // detector: large scans of tenant hooks in worker threads of this runtime (detectors:).
+    const at = handlers.findIndex((h) => h.type === 'detector')
+    if (at >= 0) handlers[at] = createDetectorHandler({ isolation: detectorIsolationOptions(_config) })
+  }
   // One outbound client (network: in warden.yaml) for every handler that calls out.
   const client = createOutboundClient(networkOptions(_config?.raw.network))
   {
@@ -209,4 +216,18 @@ function scriptIsolationOptions(config: WardenConfig | undefined): ScriptHandler
   }
   if (typeof section.workerNice === 'number') isolation.nice = section.workerNice
   return Object.keys(isolation).length > 0 ? isolation : undefined
+}
+
+/** Where large detector scans run, from `detectors:` (isolate, workers, queue, inlineChars, workerNice). */
+function detectorIsolationOptions(config: WardenConfig | undefined): DetectorHandlerOptions['isolation'] {
+  const section = (config?.raw.detectors ?? {}) as Record<string, unknown>
+  const isolation: NonNullable<DetectorHandlerOptions['isolation']> = {}
+  if (section.isolate === 'tenant' || section.isolate === 'all' || section.isolate === 'none')
+    isolation.isolate = section.isolate
+  for (const key of ['workers', 'queue', 'inlineChars'] as const) {
+    const value = section[key]
+    if (typeof value === 'number') isolation[key] = value
+  }
+  if (typeof section.workerNice === 'number') isolation.nice = section.workerNice
+  return isolation
 }

@@ -3,12 +3,14 @@
 // (`action: redact`). Reasons name what was found and where, never the matched secret;
 // matched secrets are listed in the verdict's `redact` so the audit trail masks them too.
 // Input is bounded: past `maxChars` (or a payload too deep to read) the hook does not scan
-// and answers deny (or ask), saying why.
+// and answers deny (or ask), saying why. A large payload of a tenant's hook is scanned in a
+// worker thread (see isolation.ts), with the same verdict.
 
 import { z } from 'zod'
 import {
   formatZodError,
   type HandlerFactory,
+  type HookCall,
   type HookSpec,
   type JsonObject,
   type Verdict,
@@ -16,8 +18,21 @@ import {
 } from '../../core/index.js'
 import { egressDetector } from './egress.js'
 import { injectionDetector } from './injection.js'
+import {
+  type DetectorIsolation,
+  DetectorWorkers,
+  defaultDetectorIsolation,
+  detectorIsolates,
+} from './isolation.js'
 import { pathsDetector } from './paths.js'
-import { formatPath, payloadKeys, payloadStrings, redactText, replaceStrings } from './payload.js'
+import {
+  formatPath,
+  type PayloadString,
+  payloadKeys,
+  payloadStrings,
+  redactText,
+  replaceStrings,
+} from './payload.js'
 import { piiDetector } from './pii.js'
 import { secretsDetector } from './secrets.js'
 import { shellDetector } from './shell.js'
@@ -126,11 +141,31 @@ function safeScan(
   }
 }
 
+/** The parts of an event a detector hook reads. */
+export interface DetectorEvent {
+  payload: JsonObject
+  context?: { cwd?: unknown }
+}
+
+/** The strings of a payload a detector hook scans, as {@link payloadStrings} reads them. */
+type Walked = { strings: PayloadString[]; complete: boolean }
+
+/** One prepared detector hook: a scan of an event, to its verdict. */
+export type DetectorRun = (event: DetectorEvent, walked?: Walked) => Verdict
+
+/** A prepared detector hook and how much text it would read in an event. */
+interface PreparedDetector {
+  run: DetectorRun
+  /** The strings the hook would scan in `event`, and their characters (keys included). */
+  measure(event: DetectorEvent): { walked: Walked; chars: number }
+}
+
 /**
- * Prepares one detector hook.
+ * Prepares one detector hook from its handler config (plain data, so a worker thread
+ * prepares the very same hook).
  * @throws WardenError `invalid-hook` naming the field and the fix.
  */
-function prepareDetector(config: unknown, hook: HookSpec) {
+export function prepareDetector(config: unknown, hook: Pick<HookSpec, 'name'>): PreparedDetector {
   const label = `hook "${hook.name}": handler`
   const parsed = configSchema.safeParse(config)
   if (!parsed.success) throw new WardenError('invalid-hook', formatZodError(parsed.error, label))
@@ -158,8 +193,20 @@ function prepareDetector(config: unknown, hook: HookSpec) {
       ? { type: 'ask', reason }
       : { type: 'deny', reason, reasonCode: [`detector.${detector.name}`, 'too-large'] }
 
-  return (event: { payload: JsonObject; context?: { cwd?: unknown } }): Verdict => {
-    const { strings, complete } = payloadStrings(event.payload, detector.target, settings.fields)
+  const walk = (event: DetectorEvent): Walked =>
+    payloadStrings(event.payload, detector.target, settings.fields)
+  const measure = (event: DetectorEvent) => {
+    const walked = walk(event)
+    let chars = 0
+    if (!walked.complete) return { walked, chars }
+    for (const s of walked.strings) chars += s.value.length
+    if (detector.target === 'all' && !settings.fields)
+      for (const k of payloadKeys(event.payload)) chars += k.value.length
+    return { walked, chars }
+  }
+
+  const run: DetectorRun = (event, walked) => {
+    const { strings, complete } = walked ?? walk(event)
     let total = 0
     for (const s of strings) total += s.value.length
     if (!complete || total > maxChars)
@@ -228,18 +275,55 @@ function prepareDetector(config: unknown, hook: HookSpec) {
     const reason = action === 'redact' ? `${found} (in an object key, which cannot be redacted)` : found
     return { type: 'deny', reason, reasonCode, ...extra }
   }
+  return { run, measure }
 }
 
-/** The `detector` handler type: built-in detectors for secrets, PII, egress, shell, paths, injection. */
-export const detectorHandler: HandlerFactory = {
-  type: 'detector',
-  prepare(config, hook) {
-    const run = prepareDetector(config, hook)
-    return (call) => {
-      const verdict = run(call.event)
-      if (call.detail && verdict.type !== 'allow')
-        call.detail({ detector: (config as DetectorConfig).detector, reason: verdict.reason })
-      return verdict
-    }
-  },
+/** Options of the `detector` handler type. */
+export interface DetectorHandlerOptions {
+  /** Where large scans run (see {@link DetectorIsolation}); defaults from {@link defaultDetectorIsolation}. */
+  isolation?: Partial<DetectorIsolation>
 }
+
+/**
+ * Creates the `detector` handler type: built-in detectors for secrets, PII, egress, shell,
+ * paths, injection. A tenant hook's scan of more than `isolation.inlineChars` characters
+ * runs in a worker thread and answers the same verdict; past the hook's timeout, or past
+ * the worker queue, the hook fails (denied by its `onError`) with the cause.
+ */
+export function createDetectorHandler(options: DetectorHandlerOptions = {}): HandlerFactory {
+  const isolation: DetectorIsolation = { ...defaultDetectorIsolation(), ...options.isolation }
+  const workers = new DetectorWorkers(isolation)
+  return {
+    type: 'detector',
+    prepare(config, hook) {
+      const { run, measure } = prepareDetector(config, hook)
+      const report = (call: HookCall, verdict: Verdict): Verdict => {
+        if (call.detail && verdict.type !== 'allow')
+          call.detail({ detector: (config as DetectorConfig).detector, reason: verdict.reason })
+        return verdict
+      }
+      if (!detectorIsolates(isolation.isolate, hook)) return (call) => report(call, run(call.event))
+      const key = `${hook.id}\n${JSON.stringify(config)}`
+      return (call) => {
+        const { walked, chars } = measure(call.event)
+        if (chars <= isolation.inlineChars) return report(call, run(call.event, walked))
+        const event = call.event
+        const job = {
+          key,
+          hookName: hook.name,
+          config,
+          event: { payload: event.payload, context: { cwd: event.context?.cwd } },
+        }
+        return workers
+          .run(job, hook.timeoutMs, (listener) => call.onAbort?.(listener))
+          .then((verdict) => report(call, verdict))
+      }
+    },
+    async close() {
+      await workers.close()
+    },
+  }
+}
+
+/** The `detector` handler type with default settings (tenant hooks' large scans in workers). */
+export const detectorHandler: HandlerFactory = createDetectorHandler()

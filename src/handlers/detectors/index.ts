@@ -4,10 +4,24 @@
 export { BASE_WORK, bounded, WORK_PER_CHAR, WorkBudget } from './budget.js'
 export type { EgressOptions } from './egress.js'
 export { egressDetector, scanEgress } from './egress.js'
-export type { DetectorAction, DetectorConfig } from './handler.js'
-export { DETECTOR_NAMES, DETECTORS, detectorHandler } from './handler.js'
+export type { DetectorAction, DetectorConfig, DetectorEvent, DetectorHandlerOptions } from './handler.js'
+export {
+  createDetectorHandler,
+  DETECTOR_NAMES,
+  DETECTORS,
+  detectorHandler,
+  prepareDetector,
+} from './handler.js'
 export type { InjectionOptions } from './injection.js'
 export { INJECTION_RULES, injectionDetector, scanInjection } from './injection.js'
+export type { DetectorIsolateMode, DetectorIsolation, DetectorJob } from './isolation.js'
+export {
+  DEFAULT_INLINE_CHARS,
+  DETECTOR_GRACE_MS,
+  DetectorWorkers,
+  defaultDetectorIsolation,
+  detectorIsolates,
+} from './isolation.js'
 export type { PathsOptions } from './paths.js'
 export {
   COMMAND_KEYS,
