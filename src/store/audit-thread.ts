@@ -11,6 +11,7 @@
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import { type AuditRowWriter, DECISION_FIELDS, EXECUTION_FIELDS, sqliteInsert } from './audit-write.js'
+import { ROLLUP_DIMENSIONS, rollupFolder, SQLITE_ROLLUP_SQL } from './rollups-write.js'
 
 /** The writer thread of one SQLite file. */
 export interface AuditThread {
@@ -57,8 +58,23 @@ function columnValues(fields, row) {
   }
   return out
 }
-const write = db.transaction((decisions, executions) => {
-  for (const row of decisions) insertDecision.run(columnValues(decisionFields, row))
+const rollup = workerData.rollupSql
+const upsertDecisionRollup = db.prepare(rollup.decisions)
+const upsertHookRollup = db.prepare(rollup.hooks)
+const pruneDecisionRollups = db.prepare(rollup.pruneDecisions)
+const pruneHookRollups = db.prepare(rollup.pruneHooks)
+// The rollups were folded from the whole batch: added only when every row of it is new (a
+// batch retried after its commit adds nothing).
+function writeRollups(rollups) {
+  for (const row of rollups.decisions) upsertDecisionRollup.run(row)
+  for (const row of rollups.hooks) upsertHookRollup.run(row)
+  if (rollups.pruneBefore === undefined) return
+  for (const dim of rollup.dimensions) pruneDecisionRollups.run(dim, rollups.pruneBefore)
+  pruneHookRollups.run(rollups.pruneBefore)
+}
+const write = db.transaction((decisions, executions, rollups) => {
+  let fresh = 0
+  for (const row of decisions) fresh += insertDecision.run(columnValues(decisionFields, row)).changes
   const known = new Map()
   const stored = (id) => {
     let hit = known.get(id)
@@ -70,8 +86,9 @@ const write = db.transaction((decisions, executions) => {
   }
   for (const row of executions) {
     row.hookId = stored(row.hookRef) ? row.hookRef : stored(row.hookName) ? row.hookName : null
-    insertExecution.run(columnValues(executionFields, row))
+    fresh += insertExecution.run(columnValues(executionFields, row)).changes
   }
+  if (fresh === decisions.length + executions.length) writeRollups(rollups)
 })
 // Large batches leave their texts as garbage this thread's heap only collects when it
 // allocates again: once it has written LARGE_TEXT characters and then idled a second, it
@@ -92,7 +109,7 @@ parentPort.on('message', (message) => {
     return
   }
   try {
-    write(JSON.parse(message.decisions), JSON.parse(message.executions))
+    write(JSON.parse(message.decisions), JSON.parse(message.executions), JSON.parse(message.rollups))
     parentPort.postMessage({ id: message.id })
   } catch (error) {
     parentPort.postMessage({ id: message.id, error: String(error && error.message ? error.message : error) })
@@ -121,7 +138,9 @@ export function sqliteAuditThread(file: string): AuditThread {
     insertExecution: sqliteInsert('hook_executions', EXECUTION_FIELDS, 'dedup_key'),
     decisionFields: DECISION_FIELDS,
     executionFields: EXECUTION_FIELDS,
+    rollupSql: { ...SQLITE_ROLLUP_SQL, dimensions: ROLLUP_DIMENSIONS },
   }
+  const fold = rollupFolder()
   let worker: Worker | undefined
   let nextId = 0
   let closed = false
@@ -161,6 +180,7 @@ export function sqliteAuditThread(file: string): AuditThread {
       id: ++nextId,
       decisions: JSON.stringify(batch.decisions),
       executions: JSON.stringify(batch.executions),
+      rollups: JSON.stringify(fold(batch)),
     }
     worker ??= start()
     const thread = worker

@@ -2,10 +2,12 @@
 // at close to the driver's own speed. SQLite runs cached prepared statements inside one
 // synchronous transaction while holding the query layer's connection; PostgreSQL sends
 // each table as one INSERT … SELECT FROM unnest(...) (one parameter per column, whatever
-// the batch size). Both skip rows already written, so a retried batch never doubles a row.
+// the batch size). Both skip rows already written, so a retried batch never doubles a row;
+// the overview's rollups (rollups-write.ts) count the rows written, in the same transaction.
 
 import type BetterSqlite3 from 'better-sqlite3'
 import { CompiledQuery, type Kysely } from 'kysely'
+import { postgresRollupWriter, sqliteRollupWriter } from './rollups-write.js'
 import type { Database } from './schema.js'
 import type { AuditBatch, DecisionRow, ExecutionRow } from './types.js'
 
@@ -145,13 +147,15 @@ export function sqliteAuditWriter(db: Kysely<Database>, database: BetterSqlite3.
   const insertDecision = database.prepare(sqliteInsert('decisions', DECISION_FIELDS, 'id'))
   const insertExecution = database.prepare(sqliteInsert('hook_executions', EXECUTION_FIELDS, 'dedup_key'))
   const findHook = database.prepare('select 1 from hooks where id = ?').pluck()
+  const rollUp = sqliteRollupWriter(database)
   const write = database.transaction((batch: AuditBatch) => {
-    for (const row of batch.decisions) insertDecision.run(decisionTuple(row))
+    const decisions = batch.decisions.filter((row) => insertDecision.run(decisionTuple(row)).changes > 0)
     const stored = new Set(candidateIds(batch.executions).filter((id) => findHook.get(id) !== undefined))
     const links = linkHooks(batch.executions, stored)
-    batch.executions.forEach((row, i) => {
-      insertExecution.run(executionTuple(row, links[i] ?? null))
-    })
+    const executions = batch.executions.filter(
+      (row, i) => insertExecution.run(executionTuple(row, links[i] ?? null)).changes > 0,
+    )
+    rollUp({ decisions, executions })
   })
   return (batch) => db.connection().execute(async () => write(batch))
 }
@@ -170,7 +174,7 @@ function unnestInsert(table: string, columns: readonly string[], types: string, 
     .split(',')
     .map((type, i) => `$${i + 1}::${type}[]`)
     .join(', ')
-  return `insert into ${table} (${columns.join(', ')}) select * from unnest(${params}) on conflict (${conflict}) do nothing`
+  return `insert into ${table} (${columns.join(', ')}) select * from unnest(${params}) on conflict (${conflict}) do nothing returning ${conflict}`
 }
 
 const PG_DECISIONS = unnestInsert('decisions', DECISION_COLUMNS, DECISION_TYPES, 'id')
@@ -178,11 +182,16 @@ const PG_EXECUTIONS = unnestInsert('hook_executions', EXECUTION_COLUMNS, EXECUTI
 
 /** The PostgreSQL writer: one INSERT … unnest per table, in one transaction. */
 export function postgresAuditWriter(db: Kysely<Database>): AuditRowWriter {
+  const rollUp = postgresRollupWriter()
   return (batch) =>
     db.transaction().execute(async (trx) => {
+      const written = new Set<unknown>()
       if (batch.decisions.length > 0) {
         const rows = batch.decisions.map(decisionTuple)
-        await trx.executeQuery(CompiledQuery.raw(PG_DECISIONS, columnsOf(rows, DECISION_COLUMNS.length)))
+        const result = await trx.executeQuery<{ id: string }>(
+          CompiledQuery.raw(PG_DECISIONS, columnsOf(rows, DECISION_COLUMNS.length)),
+        )
+        for (const r of result.rows) written.add(r.id)
       }
       if (batch.executions.length > 0) {
         const found = await trx.executeQuery<{ id: string }>(
@@ -192,7 +201,14 @@ export function postgresAuditWriter(db: Kysely<Database>): AuditRowWriter {
         )
         const links = linkHooks(batch.executions, new Set(found.rows.map((r) => r.id)))
         const rows = batch.executions.map((row, i) => executionTuple(row, links[i] ?? null))
-        await trx.executeQuery(CompiledQuery.raw(PG_EXECUTIONS, columnsOf(rows, EXECUTION_COLUMNS.length)))
+        const result = await trx.executeQuery<{ dedup_key: string }>(
+          CompiledQuery.raw(PG_EXECUTIONS, columnsOf(rows, EXECUTION_COLUMNS.length)),
+        )
+        for (const r of result.rows) written.add(r.dedup_key)
       }
+      await rollUp(trx, {
+        decisions: batch.decisions.filter((row) => written.has(row.id)),
+        executions: batch.executions.filter((row) => written.has(row.dedupKey)),
+      })
     })
 }

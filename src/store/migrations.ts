@@ -5,6 +5,7 @@
 import { type Kysely, type Migration, Migrator, sql } from 'kysely'
 import { acsMigration, acsTenantMigration } from './acs-migration.js'
 import { StoreError } from './errors.js'
+import { rollupsMigration } from './rollups-migration.js'
 import type { Database } from './schema.js'
 
 type Dialect = 'sqlite' | 'postgres'
@@ -367,6 +368,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0010_hook_mode': hookMode,
     '0011_hook_blocks': hookBlocks,
     '0012_acs_tenant_sessions': acsTenantMigration(),
+    '0014_rollups': rollupsMigration(),
   }
 }
 

@@ -13,6 +13,7 @@ import { BreakersRepo } from './breakers-repo.js'
 import { announce, HooksRepo } from './hooks-repo.js'
 import { InstancesRepo } from './instances-repo.js'
 import { ManagementRepo } from './management-repo.js'
+import { type Overview, type OverviewQuery, overview } from './rollups-repo.js'
 import type { Database } from './schema.js'
 import type {
   ApprovalQuery,
@@ -126,6 +127,9 @@ export class KyselyStore implements Store {
   }
   hookActivity(query: HookActivityQuery): Promise<HookActivity[]> {
     return hookActivity(this.db, query)
+  }
+  overview(query: OverviewQuery): Promise<Overview> {
+    return overview(this.db, query)
   }
 
   listApprovals(filter?: ApprovalQuery): Promise<ApprovalRow[]> {
