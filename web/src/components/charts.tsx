@@ -19,9 +19,9 @@ export interface SeriesPoint {
 }
 
 const WIDTH = 720
-const HEIGHT = 200
+const HEIGHT = 180
 const TOP = 8
-const BOTTOM = 20
+const BOTTOM = 2
 const PLOT = HEIGHT - TOP - BOTTOM
 
 const SHORT = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
@@ -126,23 +126,24 @@ export function DecisionsChart({
           )
         })}
         {rate && <polyline class="ov-rate" points={rate} />}
-        <text class="ov-axis" x={2} y={TOP + 10}>
-          {max}
-        </text>
-        <text class="ov-axis" x={WIDTH - 2} y={TOP + 10} text-anchor="end">
-          100 % denied
-        </text>
-        {first && (
-          <text class="ov-axis" x={2} y={HEIGHT - 4}>
-            {pointLabel(first.start, stepMs)}
-          </text>
-        )}
-        {last && (
-          <text class="ov-axis" x={WIDTH - 2} y={HEIGHT - 4} text-anchor="end">
-            {pointLabel(last.end, stepMs)}
-          </text>
+        {points.map((p, i) =>
+          p.total > 0 ? (
+            <line
+              key={p.start}
+              class="ov-rate-mark"
+              x1={i * slot + slot * 0.2}
+              x2={i * slot + slot * 0.8}
+              y1={TOP + PLOT - (p.deny / p.total) * PLOT}
+              y2={TOP + PLOT - (p.deny / p.total) * PLOT}
+            />
+          ) : null,
         )}
       </svg>
+      <div class="ov-axis" aria-hidden="true">
+        <span>{first ? pointLabel(first.start, stepMs) : ''}</span>
+        <span>scale 0–{max} decisions · deny rate 0–100 %</span>
+        <span>{last ? pointLabel(last.end, stepMs) : ''}</span>
+      </div>
       <figcaption class="ov-legend">
         {OUTCOMES.map((o) => (
           <span key={o}>
