@@ -88,7 +88,7 @@ const write = db.transaction((decisions, executions, rollups) => {
     row.hookId = stored(row.hookRef) ? row.hookRef : stored(row.hookName) ? row.hookName : null
     fresh += insertExecution.run(columnValues(executionFields, row)).changes
   }
-  if (fresh === decisions.length + executions.length) writeRollups(rollups)
+  if (rollups && fresh === decisions.length + executions.length) writeRollups(rollups)
 })
 // Large batches leave their texts as garbage this thread's heap only collects when it
 // allocates again: once it has written LARGE_TEXT characters and then idled a second, it
@@ -129,8 +129,11 @@ parentPort.on('message', (message) => {
 /** Longest wait for the thread to close its connection before it is stopped. */
 const CLOSE_TIMEOUT_MS = 5000
 
-/** Starts nothing yet: the thread is started by the first batch (and again after a crash). */
-export function sqliteAuditThread(file: string): AuditThread {
+/**
+ * Starts nothing yet: the thread is started by the first batch (and again after a crash).
+ * `rollups: false` leaves the overview's rollups out (to measure what they cost).
+ */
+export function sqliteAuditThread(file: string, options: { rollups?: boolean } = {}): AuditThread {
   const workerData = {
     driver: createRequire(import.meta.url).resolve('better-sqlite3'),
     file,
@@ -180,7 +183,7 @@ export function sqliteAuditThread(file: string): AuditThread {
       id: ++nextId,
       decisions: JSON.stringify(batch.decisions),
       executions: JSON.stringify(batch.executions),
-      rollups: JSON.stringify(fold(batch)),
+      rollups: options.rollups === false ? 'null' : JSON.stringify(fold(batch)),
     }
     worker ??= start()
     const thread = worker

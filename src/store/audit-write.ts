@@ -180,9 +180,12 @@ function unnestInsert(table: string, columns: readonly string[], types: string, 
 const PG_DECISIONS = unnestInsert('decisions', DECISION_COLUMNS, DECISION_TYPES, 'id')
 const PG_EXECUTIONS = unnestInsert('hook_executions', EXECUTION_COLUMNS, EXECUTION_TYPES, 'dedup_key')
 
-/** The PostgreSQL writer: one INSERT … unnest per table, in one transaction. */
-export function postgresAuditWriter(db: Kysely<Database>): AuditRowWriter {
-  const rollUp = postgresRollupWriter()
+/**
+ * The PostgreSQL writer: one INSERT … unnest per table, in one transaction. `rollups: false`
+ * leaves the overview's rollups out (to measure what they cost).
+ */
+export function postgresAuditWriter(db: Kysely<Database>, options: { rollups?: boolean } = {}): AuditRowWriter {
+  const rollUp = options.rollups === false ? async () => {} : postgresRollupWriter()
   return (batch) =>
     db.transaction().execute(async (trx) => {
       const written = new Set<unknown>()
