@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import { type AuditRowWriter, DECISION_FIELDS, EXECUTION_FIELDS, sqliteInsert } from './audit-write.js'
-import { ROLLUP_DIMENSIONS, rollupFolder, SQLITE_ROLLUP_SQL } from './rollups-write.js'
+import { FOLD_INTERVAL_MS, FOLD_SOURCE, SQLITE_FOLD_SQL } from './rollups-roll.js'
 
 /** The writer thread of one SQLite file. */
 export interface AuditThread {
@@ -58,23 +58,8 @@ function columnValues(fields, row) {
   }
   return out
 }
-const rollup = workerData.rollupSql
-const upsertDecisionRollup = db.prepare(rollup.decisions)
-const upsertHookRollup = db.prepare(rollup.hooks)
-const pruneDecisionRollups = db.prepare(rollup.pruneDecisions)
-const pruneHookRollups = db.prepare(rollup.pruneHooks)
-// The rollups were folded from the whole batch: added only when every row of it is new (a
-// batch retried after its commit adds nothing).
-function writeRollups(rollups) {
-  for (const row of rollups.decisions) upsertDecisionRollup.run(row)
-  for (const row of rollups.hooks) upsertHookRollup.run(row)
-  if (rollups.pruneBefore === undefined) return
-  for (const dim of rollup.dimensions) pruneDecisionRollups.run(dim, rollups.pruneBefore)
-  pruneHookRollups.run(rollups.pruneBefore)
-}
-const write = db.transaction((decisions, executions, rollups) => {
-  let fresh = 0
-  for (const row of decisions) fresh += insertDecision.run(columnValues(decisionFields, row)).changes
+const write = db.transaction((decisions, executions) => {
+  for (const row of decisions) insertDecision.run(columnValues(decisionFields, row))
   const known = new Map()
   const stored = (id) => {
     let hit = known.get(id)
@@ -86,10 +71,26 @@ const write = db.transaction((decisions, executions, rollups) => {
   }
   for (const row of executions) {
     row.hookId = stored(row.hookRef) ? row.hookRef : stored(row.hookName) ? row.hookName : null
-    fresh += insertExecution.run(columnValues(executionFields, row)).changes
+    insertExecution.run(columnValues(executionFields, row))
   }
-  if (rollups && fresh === decisions.length + executions.length) writeRollups(rollups)
 })
+// The overview's rollups: what was written is folded about once a second (rollups-roll.ts);
+// a fold that fails is tried again with the next one (its marks did not move).
+${FOLD_SOURCE}
+const foldRollups = workerData.fold ? makeFolder(db, workerData.fold) : undefined
+let foldTimer
+let lastFold = 0
+function foldNow() {
+  foldTimer = undefined
+  lastFold = Date.now()
+  try {
+    foldRollups()
+  } catch {}
+}
+function foldSoon() {
+  if (!foldRollups || foldTimer) return
+  foldTimer = setTimeout(foldNow, Math.max(0, lastFold + workerData.foldIntervalMs - Date.now()))
+}
 // Large batches leave their texts as garbage this thread's heap only collects when it
 // allocates again: once it has written LARGE_TEXT characters and then idled a second, it
 // runs one full collection, so that memory goes back after a burst of large payloads.
@@ -104,13 +105,16 @@ let idle
 parentPort.on('message', (message) => {
   if (message.close) {
     clearTimeout(idle)
+    clearTimeout(foldTimer)
+    if (foldRollups) foldNow()
     db.close()
     parentPort.close()
     return
   }
   try {
-    write(JSON.parse(message.decisions), JSON.parse(message.executions), JSON.parse(message.rollups))
+    write(JSON.parse(message.decisions), JSON.parse(message.executions))
     parentPort.postMessage({ id: message.id })
+    foldSoon()
   } catch (error) {
     parentPort.postMessage({ id: message.id, error: String(error && error.message ? error.message : error) })
   }
@@ -141,9 +145,9 @@ export function sqliteAuditThread(file: string, options: { rollups?: boolean } =
     insertExecution: sqliteInsert('hook_executions', EXECUTION_FIELDS, 'dedup_key'),
     decisionFields: DECISION_FIELDS,
     executionFields: EXECUTION_FIELDS,
-    rollupSql: { ...SQLITE_ROLLUP_SQL, dimensions: ROLLUP_DIMENSIONS },
+    fold: options.rollups === false ? undefined : SQLITE_FOLD_SQL,
+    foldIntervalMs: FOLD_INTERVAL_MS,
   }
-  const fold = rollupFolder()
   let worker: Worker | undefined
   let nextId = 0
   let closed = false
@@ -183,7 +187,6 @@ export function sqliteAuditThread(file: string, options: { rollups?: boolean } =
       id: ++nextId,
       decisions: JSON.stringify(batch.decisions),
       executions: JSON.stringify(batch.executions),
-      rollups: options.rollups === false ? 'null' : JSON.stringify(fold(batch)),
     }
     worker ??= start()
     const thread = worker

@@ -3,11 +3,12 @@
 // synchronous transaction while holding the query layer's connection; PostgreSQL sends
 // each table as one INSERT … SELECT FROM unnest(...) (one parameter per column, whatever
 // the batch size). Both skip rows already written, so a retried batch never doubles a row;
-// the overview's rollups (rollups-write.ts) count the rows written, in the same transaction.
+// on PostgreSQL the overview's rollups (rollups-write.ts) count the rows written, in the same
+// transaction (SQLite folds them apart, rollups-roll.ts).
 
 import type BetterSqlite3 from 'better-sqlite3'
 import { CompiledQuery, type Kysely } from 'kysely'
-import { postgresRollupWriter, sqliteRollupWriter } from './rollups-write.js'
+import { postgresRollupWriter } from './rollups-write.js'
 import type { Database } from './schema.js'
 import type { AuditBatch, DecisionRow, ExecutionRow } from './types.js'
 
@@ -147,15 +148,13 @@ export function sqliteAuditWriter(db: Kysely<Database>, database: BetterSqlite3.
   const insertDecision = database.prepare(sqliteInsert('decisions', DECISION_FIELDS, 'id'))
   const insertExecution = database.prepare(sqliteInsert('hook_executions', EXECUTION_FIELDS, 'dedup_key'))
   const findHook = database.prepare('select 1 from hooks where id = ?').pluck()
-  const rollUp = sqliteRollupWriter(database)
   const write = database.transaction((batch: AuditBatch) => {
-    const decisions = batch.decisions.filter((row) => insertDecision.run(decisionTuple(row)).changes > 0)
+    for (const row of batch.decisions) insertDecision.run(decisionTuple(row))
     const stored = new Set(candidateIds(batch.executions).filter((id) => findHook.get(id) !== undefined))
     const links = linkHooks(batch.executions, stored)
-    const executions = batch.executions.filter(
-      (row, i) => insertExecution.run(executionTuple(row, links[i] ?? null)).changes > 0,
-    )
-    rollUp({ decisions, executions })
+    batch.executions.forEach((row, i) => {
+      insertExecution.run(executionTuple(row, links[i] ?? null))
+    })
   })
   return (batch) => db.connection().execute(async () => write(batch))
 }
@@ -184,7 +183,10 @@ const PG_EXECUTIONS = unnestInsert('hook_executions', EXECUTION_COLUMNS, EXECUTI
  * The PostgreSQL writer: one INSERT … unnest per table, in one transaction. `rollups: false`
  * leaves the overview's rollups out (to measure what they cost).
  */
-export function postgresAuditWriter(db: Kysely<Database>, options: { rollups?: boolean } = {}): AuditRowWriter {
+export function postgresAuditWriter(
+  db: Kysely<Database>,
+  options: { rollups?: boolean } = {},
+): AuditRowWriter {
   const rollUp = options.rollups === false ? async () => {} : postgresRollupWriter()
   return (batch) =>
     db.transaction().execute(async (trx) => {

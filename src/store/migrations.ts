@@ -368,7 +368,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0010_hook_mode': hookMode,
     '0011_hook_blocks': hookBlocks,
     '0012_acs_tenant_sessions': acsTenantMigration(),
-    '0014_rollups': rollupsMigration(),
+    '0014_rollups': rollupsMigration(dialect),
   }
 }
 

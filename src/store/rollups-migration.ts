@@ -1,16 +1,12 @@
-// Migration 0014_rollups: the overview's rollup tables, filled from the decisions and hook
-// executions already recorded so that the overview is right after an upgrade. Hour rows are
-// backfilled for the whole history, minute rows for the last MINUTE_RETENTION_MS (the write
-// path keeps both from then on, see rollups-write.ts).
+// Migration 0014_rollups: the overview's rollup tables (and SQLite's fold marks), filled from
+// the decisions and hook executions already recorded so that the overview is right after an
+// upgrade. Hour and day rows are backfilled for the whole history, minute rows for the last
+// MINUTE_RETENTION_MS (the write path keeps them from then on: rollups-write.ts and
+// rollups-roll.ts).
 
 import { type Kysely, type Migration, sql } from 'kysely'
-import {
-  HOUR_MS,
-  LATENCY_BOUNDS_MS,
-  LATENCY_COLUMNS,
-  MINUTE_MS,
-  MINUTE_RETENTION_MS,
-} from './rollups-write.js'
+import { decisionFoldSql, hookFoldSql, ROLLUP_SPANS } from './rollups-sql.js'
+import { LATENCY_COLUMNS, MINUTE_MS, MINUTE_RETENTION_MS } from './rollups-write.js'
 
 async function createTables(db: Kysely<unknown>): Promise<void> {
   let decisions = db.schema
@@ -44,66 +40,36 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
   }
   await hooks.addPrimaryKeyConstraint('rollup_hooks_pk', ['span', 'tenant', 'bucket', 'hook']).execute()
   await db.schema.createIndex('rollup_hooks_time').on('rollup_hooks').columns(['span', 'bucket']).execute()
+  await db.schema
+    .createTable('rollup_state')
+    .addColumn('key', 'text', (c) => c.primaryKey())
+    .addColumn('value', 'bigint', (c) => c.notNull())
+    .execute()
 }
 
-const count = (condition: string) => `sum(case when ${condition} then 1 else 0 end)`
-
-/** The histogram's sums: bucket i holds durations above bound i-1 and at most bound i. */
-function latencySums(): string {
-  return LATENCY_COLUMNS.map((_, i) => {
-    const low = i === 0 ? undefined : LATENCY_BOUNDS_MS[i - 1]
-    const high = LATENCY_BOUNDS_MS[i]
-    const parts = [
-      ...(low !== undefined ? [`duration_ms > ${low}`] : []),
-      ...(high !== undefined ? [`duration_ms <= ${high}`] : []),
-    ]
-    return count(parts.length > 0 ? parts.join(' and ') : '1 = 1')
-  }).join(', ')
-}
-
-async function backfill(db: Kysely<unknown>, span: number, since: number): Promise<void> {
-  const bucket = `(created_at / ${span}) * ${span}`
-  const outcomes = `count(*), ${count("decision = 'allow'")}, ${count("decision = 'deny'")}, ${count("decision = 'modify'")}, ${count("decision = 'ask'")}`
-  const dims: [string, string, string][] = [
-    ["''", "''", '1 = 1'],
-    ["'tool'", 'tool', 'tool is not null'],
-    ["'agent'", 'agent_id', 'agent_id is not null'],
-    ["'session'", 'session_id', "session_id is not null and decision = 'deny'"],
-  ]
-  for (const [dim, item, where] of dims) {
-    await sql
-      .raw(
-        `insert into rollup_decisions (span, dim, tenant, bucket, item, total, n_allow, n_deny, n_modify, n_ask)
-         select ${span}, ${dim}, tenant, ${bucket}, ${item}, ${outcomes}
-         from decisions where created_at >= ${since} and ${where}
-         group by tenant, ${bucket}${item === "''" ? '' : `, ${item}`}`,
-      )
-      .execute(db)
+/** Folds the whole history: hour and day rows of every row, minute rows of the recent ones. */
+async function backfill(db: Kysely<unknown>, minutesSince: number): Promise<void> {
+  for (const span of ROLLUP_SPANS) {
+    const since = String(span === MINUTE_MS ? minutesSince : 0)
+    for (const statement of decisionFoldSql(span, '1 = 1', since)) await sql.raw(statement).execute(db)
+    await sql.raw(hookFoldSql(span, '1 = 1', since)).execute(db)
   }
-  const shadow = "coalesce(mode, '') = 'shadow'"
-  await sql
-    .raw(
-      `insert into rollup_hooks (span, tenant, bucket, hook, runs, n_deny, n_ask, n_modify, errors, timeouts,
-         shadow_runs, shadow_deny, ${LATENCY_COLUMNS.join(', ')})
-       select ${span}, tenant, ${bucket}, hook_ref, count(*),
-         ${count(`decision = 'deny' and not (${shadow})`)}, ${count(`decision = 'ask' and not (${shadow})`)},
-         ${count(`decision = 'modify' and not (${shadow})`)},
-         ${count("error_kind is not null and error_kind <> 'timeout'")}, ${count("error_kind = 'timeout'")},
-         ${count(shadow)}, ${count(`${shadow} and decision = 'deny'`)}, ${latencySums()}
-       from hook_executions where created_at >= ${since} and decision <> 'skipped'
-       group by tenant, ${bucket}, hook_ref`,
-    )
-    .execute(db)
 }
 
-/** 0014: the rollup tables, backfilled from the recorded decisions and executions. */
-export function rollupsMigration(now: () => number = Date.now): Migration {
+/**
+ * 0014: the rollup tables, backfilled from the recorded decisions and executions; on
+ * SQLite the fold marks start after the rows backfilled.
+ */
+export function rollupsMigration(dialect: 'sqlite' | 'postgres', now: () => number = Date.now): Migration {
   return {
     async up(db: Kysely<unknown>) {
       await createTables(db)
-      await backfill(db, HOUR_MS, 0)
-      const recent = Math.floor(now() / HOUR_MS) * HOUR_MS - MINUTE_RETENTION_MS
-      await backfill(db, MINUTE_MS, recent)
+      await backfill(db, now() - MINUTE_RETENTION_MS)
+      if (dialect === 'sqlite') {
+        await sql`insert into rollup_state (key, value)
+          select 'decisions', coalesce(max(rowid), 0) from decisions
+          union all select 'executions', coalesce(max(id), 0) from hook_executions`.execute(db)
+      }
     },
   }
 }

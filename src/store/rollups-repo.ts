@@ -2,12 +2,14 @@
 // hooks' would-be denials), the tools, agents and sessions with most denials, and each
 // hook's runs, verdicts, errors, timeouts and latency percentiles (from the fixed-bucket
 // histogram). A window up to MINUTE_WINDOW_MS that is still within the minute rows' retention
-// reads minute rows; any other reads hour rows, so a query reads at most a few thousand
-// rows per dimension and tenant, whatever the size of the history.
+// reads minute rows; any other reads hour rows for the time series, and day rows for the
+// whole days in it plus hour rows for the hours on either side for the lists, so a query
+// reads a few thousand rows per dimension and tenant whatever the size of the history.
 
 import { type Kysely, type RawBuilder, sql } from 'kysely'
 import { StoreError } from './errors.js'
 import {
+  DAY_MS,
   HOUR_MS,
   LATENCY_BOUNDS_MS,
   LATENCY_COLUMNS,
@@ -139,6 +141,51 @@ function windowOf(query: OverviewQuery, now: number): Window {
   return { since: start, until: end, grain, step }
 }
 
+/**
+ * The rollup rows that cover a window exactly: minute or hour rows, or for a window with
+ * whole days in it, day rows for those days and hour rows for the hours on either side.
+ */
+function pieces(w: Window): [span: number, since: number, until: number][] {
+  if (w.grain === MINUTE_MS) return [[MINUTE_MS, w.since, w.until]]
+  const firstDay = Math.ceil(w.since / DAY_MS) * DAY_MS
+  const lastDay = Math.floor(w.until / DAY_MS) * DAY_MS
+  if (lastDay <= firstDay) return [[HOUR_MS, w.since, w.until]]
+  return [
+    [HOUR_MS, w.since, firstDay],
+    [DAY_MS, firstDay, lastDay],
+    [HOUR_MS, lastDay, w.until],
+  ]
+}
+
+/** Sums of `columns` per `key` over the pieces of a window (each piece one indexed range). */
+async function summed(
+  db: Kysely<Database>,
+  w: Window,
+  from: 'rollup_decisions' | 'rollup_hooks',
+  key: 'item' | 'hook',
+  columns: readonly string[],
+  where: RawBuilder<unknown>,
+): Promise<Map<string, number[]>> {
+  const out = new Map<string, number[]>()
+  const sums = sql.raw(columns.map((c) => `sum(${c}) as ${c}`).join(', '))
+  for (const [span, since, until] of pieces(w)) {
+    if (until <= since) continue
+    const rows = await sql<Record<string, unknown>>`
+      select ${sql.ref(key)} as k, ${sums} from ${sql.table(from)}
+      where span = ${span}${where} and bucket >= ${since} and bucket < ${until}
+      group by ${sql.ref(key)}`.execute(db)
+    for (const row of rows.rows) {
+      const name = String(row.k)
+      const acc = out.get(name) ?? new Array<number>(columns.length).fill(0)
+      columns.forEach((c, i) => {
+        acc[i] = (acc[i] ?? 0) + num(row[c])
+      })
+      out.set(name, acc)
+    }
+  }
+  return out
+}
+
 async function topItems(
   db: Kysely<Database>,
   w: Window,
@@ -146,13 +193,20 @@ async function topItems(
   dim: string,
   order: 'deny' | 'deny+ask',
 ): Promise<OverviewItem[]> {
-  const rank = order === 'deny' ? sql`sum(n_deny)` : sql`sum(n_deny) + sum(n_ask)`
-  const rows = await sql<{ item: string; total: unknown; deny: unknown; ask: unknown }>`
-    select item, sum(total) as total, sum(n_deny) as deny, sum(n_ask) as ask
-    from rollup_decisions
-    where span = ${w.grain} and dim = ${dim} and bucket >= ${w.since} and bucket < ${w.until}${tenantFilter(tenant)}
-    group by item having ${rank} > 0 order by ${rank} desc, item limit ${OVERVIEW_TOP}`.execute(db)
-  return rows.rows.map((r) => ({ name: r.item, total: num(r.total), deny: num(r.deny), ask: num(r.ask) }))
+  const sums = await summed(
+    db,
+    w,
+    'rollup_decisions',
+    'item',
+    ['total', 'n_deny', 'n_ask'],
+    sql` and dim = ${dim}${tenantFilter(tenant)}`,
+  )
+  const items = [...sums].map(([name, [total = 0, deny = 0, ask = 0]]) => ({ name, total, deny, ask }))
+  const rank = (i: OverviewItem) => i.deny + (order === 'deny' ? 0 : i.ask)
+  return items
+    .filter((i) => rank(i) > 0)
+    .sort((a, b) => rank(b) - rank(a) || (a.name < b.name ? -1 : 1))
+    .slice(0, OVERVIEW_TOP)
 }
 
 async function series(db: Kysely<Database>, w: Window, tenant: string | undefined): Promise<OverviewPoint[]> {
@@ -198,27 +252,33 @@ async function series(db: Kysely<Database>, w: Window, tenant: string | undefine
   return points
 }
 
+const HOOK_SUMS = [
+  'runs',
+  'n_deny',
+  'n_ask',
+  'n_modify',
+  'errors',
+  'timeouts',
+  'shadow_runs',
+  'shadow_deny',
+  ...LATENCY_COLUMNS,
+] as const
+
 async function hooks(db: Kysely<Database>, w: Window, tenant: string | undefined): Promise<OverviewHook[]> {
-  const latency = sql.raw(LATENCY_COLUMNS.map((c) => `sum(${c}) as ${c}`).join(', '))
-  const rows = await sql<Record<string, unknown>>`
-    select hook, sum(runs) as runs, sum(n_deny) as deny, sum(n_ask) as ask, sum(n_modify) as modify,
-      sum(errors) as errors, sum(timeouts) as timeouts, sum(shadow_runs) as shadow_runs,
-      sum(shadow_deny) as shadow_deny, ${latency}
-    from rollup_hooks
-    where span = ${w.grain} and bucket >= ${w.since} and bucket < ${w.until}${tenantFilter(tenant)}
-    group by hook`.execute(db)
-  return rows.rows.map((r) => {
-    const histogram = LATENCY_COLUMNS.map((c) => num(r[c]))
+  const sums = await summed(db, w, 'rollup_hooks', 'hook', HOOK_SUMS, tenantFilter(tenant))
+  return [...sums].map(([hook, c]) => {
+    const at = (i: number) => c[i] ?? 0
+    const histogram = c.slice(8)
     return {
-      hook: String(r.hook),
-      runs: num(r.runs),
-      deny: num(r.deny),
-      ask: num(r.ask),
-      modify: num(r.modify),
-      errors: num(r.errors),
-      timeouts: num(r.timeouts),
-      shadowRuns: num(r.shadow_runs),
-      shadowDeny: num(r.shadow_deny),
+      hook,
+      runs: at(0),
+      deny: at(1),
+      ask: at(2),
+      modify: at(3),
+      errors: at(4),
+      timeouts: at(5),
+      shadowRuns: at(6),
+      shadowDeny: at(7),
       p50Ms: histogramQuantile(histogram, 0.5),
       p99Ms: histogramQuantile(histogram, 0.99),
     }

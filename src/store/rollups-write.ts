@@ -1,18 +1,18 @@
-// The overview's rollups as decisions are written: each audit batch is folded in memory into
-// per-minute and per-hour counts (decisions by outcome for the tenant, its tools, agents and
-// denied sessions; hook runs, verdicts, errors, timeouts, shadow would-be denials and a
-// fixed-bucket latency histogram), then added to the rollup tables by upsert in the batch's
-// own transaction. A batch of a few hundred decisions within the same minute becomes a few
-// dozen upserts, so the rollups cost little of the writer's throughput. Minute rows older
-// than MINUTE_RETENTION_MS are pruned once an hour; hour rows are kept.
+// The overview's rollups: per-minute, per-hour and per-day counts of decisions by outcome
+// (for the tenant, its tools, agents and denied sessions) and of hook runs (verdicts,
+// errors, timeouts, shadow would-be denials and a fixed-bucket latency histogram). On
+// PostgreSQL each audit batch is folded in memory and added by upsert in the batch's own
+// transaction (rows already written are not counted again). SQLite folds in SQL instead,
+// about once a second (rollups-roll.ts). Minute rows older than MINUTE_RETENTION_MS are
+// pruned once an hour; hour and day rows are kept.
 
-import type BetterSqlite3 from 'better-sqlite3'
 import { CompiledQuery, type Transaction } from 'kysely'
 import type { Database } from './schema.js'
 import type { AuditBatch, DecisionRow, ExecutionRow } from './types.js'
 
 export const MINUTE_MS = 60_000
 export const HOUR_MS = 3_600_000
+export const DAY_MS = 86_400_000
 /** How long minute rows are kept (short windows read them; longer ones read hour rows). */
 export const MINUTE_RETENTION_MS = 48 * HOUR_MS
 
@@ -118,6 +118,8 @@ function sorted(map: Map<string, unknown[]>): unknown[][] {
   return [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
 }
 
+const SPANS = [MINUTE_MS, HOUR_MS, DAY_MS]
+
 /** Folds batches into rollup rows; remembers when minute rows were last pruned. */
 export function rollupFolder(): (batch: Pick<AuditBatch, 'decisions' | 'executions'>) => RollupRows {
   let prunedHour = 0
@@ -125,12 +127,10 @@ export function rollupFolder(): (batch: Pick<AuditBatch, 'decisions' | 'executio
     const decisions = new Map<string, unknown[]>()
     const hooks = new Map<string, unknown[]>()
     for (const row of batch.decisions) {
-      addDecision(decisions, row, MINUTE_MS)
-      addDecision(decisions, row, HOUR_MS)
+      for (const span of SPANS) addDecision(decisions, row, span)
     }
     for (const row of batch.executions) {
-      addExecution(hooks, row, MINUTE_MS)
-      addExecution(hooks, row, HOUR_MS)
+      for (const span of SPANS) addExecution(hooks, row, span)
     }
     const out: RollupRows = { decisions: sorted(decisions), hooks: sorted(hooks) }
     const hour = Math.floor(Date.now() / HOUR_MS)
@@ -200,29 +200,6 @@ export function rollupColumns(rows: unknown[][], width: number): unknown[][] {
     for (let c = 0; c < width; c++) (columns[c] as unknown[])[r] = row[c]
   }
   return columns
-}
-
-/**
- * The SQLite rollup step of a batch, for the writer on the calling thread: call it inside
- * the batch's transaction.
- */
-export function sqliteRollupWriter(
-  database: BetterSqlite3.Database,
-): (batch: Pick<AuditBatch, 'decisions' | 'executions'>) => void {
-  const fold = rollupFolder()
-  const decisions = database.prepare(SQLITE_ROLLUP_SQL.decisions)
-  const hooks = database.prepare(SQLITE_ROLLUP_SQL.hooks)
-  const pruneDecisions = database.prepare(SQLITE_ROLLUP_SQL.pruneDecisions)
-  const pruneHooks = database.prepare(SQLITE_ROLLUP_SQL.pruneHooks)
-  return (batch) => {
-    const rows = fold(batch)
-    for (const row of rows.decisions) decisions.run(row)
-    for (const row of rows.hooks) hooks.run(row)
-    if (rows.pruneBefore !== undefined) {
-      for (const dim of ROLLUP_DIMENSIONS) pruneDecisions.run(dim, rows.pruneBefore)
-      pruneHooks.run(rows.pruneBefore)
-    }
-  }
 }
 
 /** The PostgreSQL rollup step of a batch: call it inside the batch's transaction. */

@@ -54,6 +54,8 @@ export interface KyselyStoreOptions {
   schemaVersion: number
   /** The dialect's fast path for audit rows. */
   writeRows: AuditRowWriter
+  /** Folds what was written into the overview's rollups now (SQLite: see rollups-roll.ts). */
+  foldRollups?: () => void
   /** Releases what the dialect holds after the Kysely instance is destroyed. */
   onClose?: () => Promise<void>
 }
@@ -128,7 +130,9 @@ export class KyselyStore implements Store {
   hookActivity(query: HookActivityQuery): Promise<HookActivity[]> {
     return hookActivity(this.db, query)
   }
-  overview(query: OverviewQuery): Promise<Overview> {
+  async overview(query: OverviewQuery): Promise<Overview> {
+    const fold = this.options.foldRollups
+    if (fold) await this.db.connection().execute(async () => fold())
     return overview(this.db, query)
   }
 

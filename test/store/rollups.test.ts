@@ -1,8 +1,9 @@
 // The overview's rollups, on the three audit write paths (SQLite on the calling thread for
 // `:memory:`, SQLite on the writer thread for a file, PostgreSQL): after a scripted run of
 // mixed decisions the overview's counts equal those computed from the rows themselves, per
-// tenant and in total, on minute and hour rows; a retried batch adds nothing; the
-// migration's backfill gives the same figures; percentiles come from the histogram.
+// tenant and in total, on minute, hour and day rows; a retried batch adds nothing; the
+// writer's thread folds what it wrote; the migration's backfill gives the same figures;
+// percentiles come from the histogram.
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,6 +20,7 @@ import {
   openStore,
   type Store,
 } from '../../src/store/index.js'
+
 import { rollupsMigration } from '../../src/store/rollups-migration.js'
 import { postgresForTests, type TestDatabase } from '../setup/postgres.js'
 
@@ -167,6 +169,8 @@ async function checkStore(store: Store): Promise<void> {
   const week = await store.overview({ since: NOW - 7 * 86_400_000, until: NOW })
   expect(week.grainMs).toBe(3_600_000)
   check(week)
+  // Whole days in the window are read from day rows.
+  check(await store.overview({ since: NOW - 30 * 86_400_000, until: NOW + 2 * 86_400_000 }))
   const none = await store.overview({ since: NOW - 3_600_000, until: NOW, tenant: 'nobody' })
   expect(none.totals.total).toBe(0)
   expect(none.hooks).toEqual([])
@@ -193,12 +197,27 @@ describe('overview rollups', () => {
     const file = join(dir, 'rollups.db')
     const store = await openStore(file)
     await writeRun(store)
-    await checkStore(store)
+    // Closing the writer's thread folds what it wrote (no overview asked yet).
     await store.close()
     const sqlite = new BetterSqlite3(file)
-    sqlite.exec('drop table rollup_decisions; drop table rollup_hooks')
+    const marks = Object.fromEntries(
+      sqlite
+        .prepare('select key, value from rollup_state')
+        .all()
+        .map((r) => [(r as { key: string }).key, Number((r as { value: number }).value)]),
+    )
+    expect(marks.decisions).toBe(DECISIONS.length)
+    expect(marks.executions).toBe(EXECUTIONS.length)
+    const folded = sqlite
+      .prepare("select sum(total) from rollup_decisions where span = 3600000 and dim = ''")
+      .pluck()
+    expect(folded.get()).toBe(DECISIONS.length)
+    const first = await openStore(file)
+    await checkStore(first)
+    await first.close()
+    sqlite.exec('drop table rollup_decisions; drop table rollup_hooks; drop table rollup_state')
     const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) })
-    await rollupsMigration().up(db)
+    await rollupsMigration('sqlite').up(db)
     await db.destroy()
     const reopened = await openStore(file)
     await checkStore(reopened)
