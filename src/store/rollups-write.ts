@@ -120,17 +120,19 @@ function sorted(map: Map<string, unknown[]>): unknown[][] {
 
 const SPANS = [MINUTE_MS, HOUR_MS, DAY_MS]
 
-/** Folds batches into rollup rows; remembers when minute rows were last pruned. */
-export function rollupFolder(): (batch: Pick<AuditBatch, 'decisions' | 'executions'>) => RollupRows {
+/** Folds batches into rollup rows (of the given grains); remembers when minute rows were last pruned. */
+export function rollupFolder(
+  spans: readonly number[] = SPANS,
+): (batch: Pick<AuditBatch, 'decisions' | 'executions'>) => RollupRows {
   let prunedHour = 0
   return (batch) => {
     const decisions = new Map<string, unknown[]>()
     const hooks = new Map<string, unknown[]>()
     for (const row of batch.decisions) {
-      for (const span of SPANS) addDecision(decisions, row, span)
+      for (const span of spans) addDecision(decisions, row, span)
     }
     for (const row of batch.executions) {
-      for (const span of SPANS) addExecution(hooks, row, span)
+      for (const span of spans) addExecution(hooks, row, span)
     }
     const out: RollupRows = { decisions: sorted(decisions), hooks: sorted(hooks) }
     const hour = Math.floor(Date.now() / HOUR_MS)
@@ -170,24 +172,21 @@ export const SQLITE_ROLLUP_SQL = {
 /** The dimensions, for pruning one index range at a time. */
 export const ROLLUP_DIMENSIONS: readonly RollupDimension[] = ['', 'tool', 'agent', 'session']
 
-function unnest(types: string[]): string {
-  return `select * from unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`
+function unnest(types: string[], offset = 0): string {
+  return `select * from unnest(${types.map((t, i) => `$${offset + i + 1}::${t}[]`).join(', ')})`
 }
+
+const DECISION_TYPES = ['int8', 'text', 'text', 'int8', 'text', ...DECISION_ROLLUP_COUNTS.map(() => 'int8')]
+const HOOK_TYPES = ['int8', 'text', 'int8', 'text', ...HOOK_ROLLUP_COUNTS.map(() => 'int8')]
 
 /** The PostgreSQL statements: one upsert per table from unnest'ed column arrays. */
 export const POSTGRES_ROLLUP_SQL = {
-  decisions: upsert(
-    'rollup_decisions',
-    DECISION_ROLLUP_KEY,
-    DECISION_ROLLUP_COUNTS,
-    unnest(['int8', 'text', 'text', 'int8', 'text', ...DECISION_ROLLUP_COUNTS.map(() => 'int8')]),
-  ),
-  hooks: upsert(
-    'rollup_hooks',
-    HOOK_ROLLUP_KEY,
-    HOOK_ROLLUP_COUNTS,
-    unnest(['int8', 'text', 'int8', 'text', ...HOOK_ROLLUP_COUNTS.map(() => 'int8')]),
-  ),
+  decisions: upsert('rollup_decisions', DECISION_ROLLUP_KEY, DECISION_ROLLUP_COUNTS, unnest(DECISION_TYPES)),
+  hooks: upsert('rollup_hooks', HOOK_ROLLUP_KEY, HOOK_ROLLUP_COUNTS, unnest(HOOK_TYPES)),
+  /** Both upserts in one round trip. */
+  both: `with d as (${upsert('rollup_decisions', DECISION_ROLLUP_KEY, DECISION_ROLLUP_COUNTS, unnest(DECISION_TYPES))} returning 1),
+    h as (${upsert('rollup_hooks', HOOK_ROLLUP_KEY, HOOK_ROLLUP_COUNTS, unnest(HOOK_TYPES, DECISION_TYPES.length))} returning 1)
+    select (select count(*) from d) as d, (select count(*) from h) as h`,
   prune: `delete from rollup_decisions where span = ${MINUTE_MS} and bucket < $1`,
   pruneHooks: `delete from rollup_hooks where span = ${MINUTE_MS} and bucket < $1`,
 }
@@ -208,17 +207,24 @@ export function postgresRollupWriter(): (
   batch: Pick<AuditBatch, 'decisions' | 'executions'>,
 ) => Promise<void> {
   const fold = rollupFolder()
+  const decisionWidth = DECISION_ROLLUP_KEY.length + DECISION_ROLLUP_COUNTS.length
+  const hookWidth = HOOK_ROLLUP_KEY.length + HOOK_ROLLUP_COUNTS.length
   return async (trx, batch) => {
     const rows = fold(batch)
-    if (rows.decisions.length > 0) {
-      const width = DECISION_ROLLUP_KEY.length + DECISION_ROLLUP_COUNTS.length
+    if (rows.decisions.length > 0 && rows.hooks.length > 0) {
+      const params = [
+        ...rollupColumns(rows.decisions, decisionWidth),
+        ...rollupColumns(rows.hooks, hookWidth),
+      ]
+      await trx.executeQuery(CompiledQuery.raw(POSTGRES_ROLLUP_SQL.both, params))
+    } else if (rows.decisions.length > 0) {
       await trx.executeQuery(
-        CompiledQuery.raw(POSTGRES_ROLLUP_SQL.decisions, rollupColumns(rows.decisions, width)),
+        CompiledQuery.raw(POSTGRES_ROLLUP_SQL.decisions, rollupColumns(rows.decisions, decisionWidth)),
       )
-    }
-    if (rows.hooks.length > 0) {
-      const width = HOOK_ROLLUP_KEY.length + HOOK_ROLLUP_COUNTS.length
-      await trx.executeQuery(CompiledQuery.raw(POSTGRES_ROLLUP_SQL.hooks, rollupColumns(rows.hooks, width)))
+    } else if (rows.hooks.length > 0) {
+      await trx.executeQuery(
+        CompiledQuery.raw(POSTGRES_ROLLUP_SQL.hooks, rollupColumns(rows.hooks, hookWidth)),
+      )
     }
     if (rows.pruneBefore !== undefined) {
       await trx.executeQuery(CompiledQuery.raw(POSTGRES_ROLLUP_SQL.prune, [rows.pruneBefore]))
