@@ -1,7 +1,8 @@
 // The overview's rollups, on the three audit write paths (SQLite on the calling thread for
 // `:memory:`, SQLite on the writer thread for a file, PostgreSQL): after a scripted run of
 // mixed decisions the overview's counts equal those computed from the rows themselves, per
-// tenant and in total, on minute, hour and day rows; a retried batch adds nothing; the
+// tenant and in total, on minute, hour and day rows; a retried batch adds nothing; a
+// decision corrected to deny after it was written counts as denied; the
 // writer's thread folds what it wrote; the migration's backfill gives the same figures;
 // percentiles come from the histogram.
 
@@ -98,8 +99,17 @@ function scriptedRun(): AuditBatch[] {
 }
 
 const RUN = scriptedRun()
-const DECISIONS = RUN.flatMap((b) => b.decisions)
 const EXECUTIONS = RUN.flatMap((b) => b.executions)
+/** The first decision (allowed) is corrected to deny after it was written. */
+const CORRECTION: AuditBatch = {
+  decisions: [],
+  executions: [],
+  approvals: [],
+  corrections: [{ id: 'd-0', decision: 'deny', reason: 'its record timed out', reasonCode: [] }],
+}
+const DECISIONS = RUN.flatMap((b) => b.decisions).map((d) =>
+  d.id === 'd-0' ? { ...d, decision: 'deny' } : d,
+)
 
 /** What the overview should say, computed from the rows. */
 function expected(tenant?: string) {
@@ -158,6 +168,7 @@ async function writeRun(store: Store): Promise<void> {
   for (const batch of RUN) await store.writeAudit(batch)
   // A retried batch (its rows already written) adds nothing.
   await store.writeAudit(RUN[2] as AuditBatch)
+  await store.writeAudit(CORRECTION)
 }
 
 async function checkStore(store: Store): Promise<void> {
