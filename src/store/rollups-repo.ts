@@ -157,7 +157,10 @@ function pieces(w: Window): [span: number, since: number, until: number][] {
   ]
 }
 
-/** Sums of `columns` per `key` over the pieces of a window (each piece one indexed range). */
+/**
+ * Sums of `columns` per `key` over the pieces of a window (each piece one indexed range),
+ * added up in SQL; with `rank`, only the OVERVIEW_TOP keys of highest rank above 0.
+ */
 async function summed(
   db: Kysely<Database>,
   w: Window,
@@ -165,24 +168,33 @@ async function summed(
   key: 'item' | 'hook',
   columns: readonly string[],
   where: RawBuilder<unknown>,
+  rank?: string,
 ): Promise<Map<string, number[]>> {
+  const parts = pieces(w)
+    .filter(([, since, until]) => until > since)
+    .map(
+      ([
+        span,
+        since,
+        until,
+      ]) => sql`select ${sql.ref(key)} as k, ${sql.raw(columns.join(', '))} from ${sql.table(from)}
+        where span = ${span}${where} and bucket >= ${since} and bucket < ${until}`,
+    )
   const out = new Map<string, number[]>()
+  if (parts.length === 0) return out
   const sums = sql.raw(columns.map((c) => `sum(${c}) as ${c}`).join(', '))
-  for (const [span, since, until] of pieces(w)) {
-    if (until <= since) continue
-    const rows = await sql<Record<string, unknown>>`
-      select ${sql.ref(key)} as k, ${sums} from ${sql.table(from)}
-      where span = ${span}${where} and bucket >= ${since} and bucket < ${until}
-      group by ${sql.ref(key)}`.execute(db)
-    for (const row of rows.rows) {
-      const name = String(row.k)
-      const acc = out.get(name) ?? new Array<number>(columns.length).fill(0)
-      columns.forEach((c, i) => {
-        acc[i] = (acc[i] ?? 0) + num(row[c])
-      })
-      out.set(name, acc)
-    }
-  }
+  const top = rank
+    ? sql` having ${sql.raw(rank)} > 0 order by ${sql.raw(rank)} desc, k limit ${OVERVIEW_TOP}`
+    : sql``
+  const rows = await sql<
+    Record<string, unknown>
+  >`select k, ${sums} from (${sql.join(parts, sql` union all `)}) as pieces
+    group by k${top}`.execute(db)
+  for (const row of rows.rows)
+    out.set(
+      String(row.k),
+      columns.map((c) => num(row[c])),
+    )
   return out
 }
 
@@ -193,20 +205,12 @@ async function topItems(
   dim: string,
   order: 'deny' | 'deny+ask',
 ): Promise<OverviewItem[]> {
-  const sums = await summed(
-    db,
-    w,
-    'rollup_decisions',
-    'item',
-    ['total', 'n_deny', 'n_ask'],
-    sql` and dim = ${dim}${tenantFilter(tenant)}`,
-  )
+  const rank = order === 'deny' ? 'sum(n_deny)' : 'sum(n_deny) + sum(n_ask)'
+  const where = sql` and dim = ${dim}${tenantFilter(tenant)}`
+  const sums = await summed(db, w, 'rollup_decisions', 'item', ['total', 'n_deny', 'n_ask'], where, rank)
   const items = [...sums].map(([name, [total = 0, deny = 0, ask = 0]]) => ({ name, total, deny, ask }))
-  const rank = (i: OverviewItem) => i.deny + (order === 'deny' ? 0 : i.ask)
-  return items
-    .filter((i) => rank(i) > 0)
-    .sort((a, b) => rank(b) - rank(a) || (a.name < b.name ? -1 : 1))
-    .slice(0, OVERVIEW_TOP)
+  const score = (i: OverviewItem) => i.deny + (order === 'deny' ? 0 : i.ask)
+  return items.sort((a, b) => score(b) - score(a) || (a.name < b.name ? -1 : 1))
 }
 
 async function series(db: Kysely<Database>, w: Window, tenant: string | undefined): Promise<OverviewPoint[]> {
