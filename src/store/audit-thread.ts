@@ -11,6 +11,7 @@
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import { type AuditRowWriter, DECISION_FIELDS, EXECUTION_FIELDS, sqliteInsert } from './audit-write.js'
+import { FOLD_INTERVAL_MS, FOLD_SOURCE, SQLITE_FOLD_SQL } from './rollups-roll.js'
 
 /** The writer thread of one SQLite file. */
 export interface AuditThread {
@@ -73,6 +74,23 @@ const write = db.transaction((decisions, executions) => {
     insertExecution.run(columnValues(executionFields, row))
   }
 })
+// The overview's rollups: what was written is folded about once a second (rollups-roll.ts);
+// a fold that fails is tried again with the next one (its marks did not move).
+${FOLD_SOURCE}
+const foldRollups = workerData.fold ? makeFolder(db, workerData.fold) : undefined
+let foldTimer
+let lastFold = 0
+function foldNow() {
+  foldTimer = undefined
+  lastFold = Date.now()
+  try {
+    foldRollups()
+  } catch {}
+}
+function foldSoon() {
+  if (!foldRollups || foldTimer) return
+  foldTimer = setTimeout(foldNow, Math.max(0, lastFold + workerData.foldIntervalMs - Date.now()))
+}
 // Large batches leave their texts as garbage this thread's heap only collects when it
 // allocates again: once it has written LARGE_TEXT characters and then idled a second, it
 // runs one full collection, so that memory goes back after a burst of large payloads.
@@ -87,6 +105,8 @@ let idle
 parentPort.on('message', (message) => {
   if (message.close) {
     clearTimeout(idle)
+    clearTimeout(foldTimer)
+    if (foldRollups) foldNow()
     db.close()
     parentPort.close()
     return
@@ -94,6 +114,7 @@ parentPort.on('message', (message) => {
   try {
     write(JSON.parse(message.decisions), JSON.parse(message.executions))
     parentPort.postMessage({ id: message.id })
+    foldSoon()
   } catch (error) {
     parentPort.postMessage({ id: message.id, error: String(error && error.message ? error.message : error) })
   }
@@ -112,8 +133,11 @@ parentPort.on('message', (message) => {
 /** Longest wait for the thread to close its connection before it is stopped. */
 const CLOSE_TIMEOUT_MS = 5000
 
-/** Starts nothing yet: the thread is started by the first batch (and again after a crash). */
-export function sqliteAuditThread(file: string): AuditThread {
+/**
+ * Starts nothing yet: the thread is started by the first batch (and again after a crash).
+ * `rollups: false` leaves the overview's rollups out (to measure what they cost).
+ */
+export function sqliteAuditThread(file: string, options: { rollups?: boolean } = {}): AuditThread {
   const workerData = {
     driver: createRequire(import.meta.url).resolve('better-sqlite3'),
     file,
@@ -121,6 +145,8 @@ export function sqliteAuditThread(file: string): AuditThread {
     insertExecution: sqliteInsert('hook_executions', EXECUTION_FIELDS, 'dedup_key'),
     decisionFields: DECISION_FIELDS,
     executionFields: EXECUTION_FIELDS,
+    fold: options.rollups === false ? undefined : SQLITE_FOLD_SQL,
+    foldIntervalMs: FOLD_INTERVAL_MS,
   }
   let worker: Worker | undefined
   let nextId = 0

@@ -13,6 +13,7 @@ import type {
   ChangeRow,
   TokenRow,
 } from './management-types.js'
+import type { Overview, OverviewQuery } from './rollups-repo.js'
 
 export type { HookActivity, HookActivityQuery } from './activity-repo.js'
 export type {
@@ -362,6 +363,8 @@ export interface Store {
   countExecutions(query: ExecutionQuery): Promise<Record<string, number>>
   /** Runs and denials of each hook within a window, per bucket (skipped runs left out). */
   hookActivity(query: HookActivityQuery): Promise<HookActivity[]>
+  /** Decisions, tools, agents, sessions and hooks of a window, from the rollups. */
+  overview(query: OverviewQuery): Promise<Overview>
 
   /** Enabled/disabled overrides of hooks that are not stored (files, config), by engine id. */
   listHookOverrides(): Promise<Map<string, boolean>>
