@@ -10,7 +10,8 @@
 // store; the baseline is the same window counted by outcome straight from the decisions
 // table. (2) Writing the rollups costs under 5% of the audit writer's throughput: batches of
 // 256 decisions (2 executions each) through the SQLite writer thread and the PostgreSQL
-// writer, with and without the rollups, interleaved.
+// writer, with and without the rollups, interleaved. WARDEN_BENCH_OVERVIEW_PART=write or
+// =query runs one of the two.
 
 import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -321,6 +322,9 @@ async function postgresWriteCost(): Promise<BenchResult> {
 }
 
 export default async function overviewBench(): Promise<BenchResult[]> {
-  const queries = await queryTimes()
+  // WARDEN_BENCH_OVERVIEW_PART=write (or =query) runs one half only.
+  const part = process.env.WARDEN_BENCH_OVERVIEW_PART
+  const queries = part === 'write' ? [] : await queryTimes()
+  if (part === 'query') return queries
   return [await sqliteWriteCost(), await postgresWriteCost(), ...queries]
 }
