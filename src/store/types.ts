@@ -7,7 +7,6 @@ import type { FailurePolicy, HandlerConfig, HookMode, PolicyRef } from '../core/
 import type { HookActivity, HookActivityQuery } from './activity-repo.js'
 import type {
   AuditBatch,
-  DecisionCorrection,
   DecisionDetail,
   DecisionQuery,
   DecisionRow,
