@@ -123,7 +123,7 @@ function generated(
 
 /** The 10M-decision file: made once (in a temporary name, renamed when complete). */
 async function historyFile(now: number): Promise<{ file: string; madeMs?: number }> {
-  const file = join(tmpdir(), `warden-bench-overview-${DECISIONS}-${HISTORY_DAYS}d-v4.db`)
+  const file = join(tmpdir(), `warden-bench-overview-${DECISIONS}-${HISTORY_DAYS}d-v5.db`)
   if (existsSync(file)) return { file }
   const started = performance.now()
   const building = `${file}.part`
