@@ -7,6 +7,7 @@ import { upsertApprovals } from './approvals-repo.js'
 import type { AuditRowWriter } from './audit-write.js'
 import { StoreError } from './errors.js'
 import { announce } from './hooks-repo.js'
+import { correctRollups } from './rollups-correct.js'
 import { pageSize } from './rows.js'
 import type { Database, DecisionsTable, HookExecutionsTable } from './schema.js'
 import type {
@@ -112,6 +113,7 @@ export class AuditRepo {
       const corrections = batch.corrections
       await this.db.transaction().execute(async (trx) => {
         for (const c of corrections) {
+          await correctRollups(trx, this.dialect, c.id, c.decision)
           await trx
             .updateTable('decisions')
             .set({ decision: c.decision, reason: c.reason, reason_code: JSON.stringify(c.reasonCode) })

@@ -2,10 +2,13 @@
 // at close to the driver's own speed. SQLite runs cached prepared statements inside one
 // synchronous transaction while holding the query layer's connection; PostgreSQL sends
 // each table as one INSERT … SELECT FROM unnest(...) (one parameter per column, whatever
-// the batch size). Both skip rows already written, so a retried batch never doubles a row.
+// the batch size). Both skip rows already written, so a retried batch never doubles a row;
+// on PostgreSQL the overview's rollups (rollups-write.ts) count the rows written, in the same
+// transaction (SQLite folds them apart, rollups-roll.ts).
 
 import type BetterSqlite3 from 'better-sqlite3'
 import { CompiledQuery, type Kysely } from 'kysely'
+import { postgresRollupWriter } from './rollups-write.js'
 import type { Database } from './schema.js'
 import type { AuditBatch, DecisionRow, ExecutionRow } from './types.js'
 
@@ -170,19 +173,30 @@ function unnestInsert(table: string, columns: readonly string[], types: string, 
     .split(',')
     .map((type, i) => `$${i + 1}::${type}[]`)
     .join(', ')
-  return `insert into ${table} (${columns.join(', ')}) select * from unnest(${params}) on conflict (${conflict}) do nothing`
+  return `insert into ${table} (${columns.join(', ')}) select * from unnest(${params}) on conflict (${conflict}) do nothing returning ${conflict}`
 }
 
 const PG_DECISIONS = unnestInsert('decisions', DECISION_COLUMNS, DECISION_TYPES, 'id')
 const PG_EXECUTIONS = unnestInsert('hook_executions', EXECUTION_COLUMNS, EXECUTION_TYPES, 'dedup_key')
 
-/** The PostgreSQL writer: one INSERT … unnest per table, in one transaction. */
-export function postgresAuditWriter(db: Kysely<Database>): AuditRowWriter {
+/**
+ * The PostgreSQL writer: one INSERT … unnest per table, in one transaction. `rollups: false`
+ * leaves the overview's rollups out (to measure what they cost).
+ */
+export function postgresAuditWriter(
+  db: Kysely<Database>,
+  options: { rollups?: boolean } = {},
+): AuditRowWriter {
+  const rollUp = options.rollups === false ? async () => {} : postgresRollupWriter()
   return (batch) =>
     db.transaction().execute(async (trx) => {
+      const written = new Set<unknown>()
       if (batch.decisions.length > 0) {
         const rows = batch.decisions.map(decisionTuple)
-        await trx.executeQuery(CompiledQuery.raw(PG_DECISIONS, columnsOf(rows, DECISION_COLUMNS.length)))
+        const result = await trx.executeQuery<{ id: string }>(
+          CompiledQuery.raw(PG_DECISIONS, columnsOf(rows, DECISION_COLUMNS.length)),
+        )
+        for (const r of result.rows) written.add(r.id)
       }
       if (batch.executions.length > 0) {
         const found = await trx.executeQuery<{ id: string }>(
@@ -192,7 +206,14 @@ export function postgresAuditWriter(db: Kysely<Database>): AuditRowWriter {
         )
         const links = linkHooks(batch.executions, new Set(found.rows.map((r) => r.id)))
         const rows = batch.executions.map((row, i) => executionTuple(row, links[i] ?? null))
-        await trx.executeQuery(CompiledQuery.raw(PG_EXECUTIONS, columnsOf(rows, EXECUTION_COLUMNS.length)))
+        const result = await trx.executeQuery<{ dedup_key: string }>(
+          CompiledQuery.raw(PG_EXECUTIONS, columnsOf(rows, EXECUTION_COLUMNS.length)),
+        )
+        for (const r of result.rows) written.add(r.dedup_key)
       }
+      await rollUp(trx, {
+        decisions: batch.decisions.filter((row) => written.has(row.id)),
+        executions: batch.executions.filter((row) => written.has(row.dedupKey)),
+      })
     })
 }

@@ -13,6 +13,16 @@ export { loadHooksFromStore, syncHooksFromStore, toHookDefinition } from './hook
 export { migrations } from './migrations.js'
 export type { OpenStoreOptions } from './open.js'
 export { DEFAULT_SQLITE_PATH, openStore, redactLocation, resolveDatabaseLocation } from './open.js'
+export type {
+  OutcomeCounts,
+  Overview,
+  OverviewHook,
+  OverviewItem,
+  OverviewPoint,
+  OverviewQuery,
+} from './rollups-repo.js'
+export { histogramQuantile, MAX_OVERVIEW_POINTS, MINUTE_WINDOW_MS } from './rollups-repo.js'
+export { LATENCY_BOUNDS_MS, rollupFolder, SQLITE_ROLLUP_SQL } from './rollups-write.js'
 export type { SecretKind } from './sealing.js'
 export { isSecretKey, mapSecretValues, maskUrl, urlCarriesSecret } from './sealing.js'
 export type {

@@ -6,6 +6,7 @@ import { type Kysely, type Migration, Migrator, sql } from 'kysely'
 import { acsMigration, acsSessionStateMigration, acsTenantMigration } from './acs-migration.js'
 import { StoreError } from './errors.js'
 import { hookRulesMigration } from './hook-rules-migration.js'
+import { rollupsMigration } from './rollups-migration.js'
 import type { Database } from './schema.js'
 
 type Dialect = 'sqlite' | 'postgres'
@@ -369,6 +370,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0011_hook_blocks': hookBlocks,
     '0012_acs_tenant_sessions': acsTenantMigration(),
     '0013_acs_session_state': acsSessionStateMigration(),
+    '0014_rollups': rollupsMigration(dialect),
     '0015_hook_rules': hookRulesMigration,
   }
 }

@@ -11,6 +11,7 @@ import { sqliteAuditThread } from './audit-thread.js'
 import { postgresAuditWriter, sqliteAuditWriter } from './audit-write.js'
 import { StoreError } from './errors.js'
 import { migrate } from './migrations.js'
+import { sqliteFolder } from './rollups-roll.js'
 import type { Database } from './schema.js'
 import { type ChangeSubscriber, KyselyStore, type KyselyStoreOptions } from './store.js'
 import type { ChangeKind, SecretBox, Store } from './types.js'
@@ -128,6 +129,7 @@ async function openSqlite(path: string, options: OpenStoreOptions): Promise<Stor
     dialect: 'sqlite',
     location: file,
     writeRows: thread ? thread.write : sqliteAuditWriter(db, database),
+    foldRollups: sqliteFolder(database),
     ...(thread ? { onClose: thread.close } : {}),
     pollMs: options.pollMs ?? 250,
     schemaVersion: version,

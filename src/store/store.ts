@@ -13,6 +13,7 @@ import { BreakersRepo } from './breakers-repo.js'
 import { announce, HooksRepo } from './hooks-repo.js'
 import { InstancesRepo } from './instances-repo.js'
 import { ManagementRepo } from './management-repo.js'
+import { type Overview, type OverviewQuery, overview } from './rollups-repo.js'
 import type { Database } from './schema.js'
 import type {
   ApprovalQuery,
@@ -53,6 +54,8 @@ export interface KyselyStoreOptions {
   schemaVersion: number
   /** The dialect's fast path for audit rows. */
   writeRows: AuditRowWriter
+  /** Folds what was written into the overview's rollups now (SQLite: see rollups-roll.ts). */
+  foldRollups?: () => void
   /** Releases what the dialect holds after the Kysely instance is destroyed. */
   onClose?: () => Promise<void>
 }
@@ -126,6 +129,11 @@ export class KyselyStore implements Store {
   }
   hookActivity(query: HookActivityQuery): Promise<HookActivity[]> {
     return hookActivity(this.db, query)
+  }
+  async overview(query: OverviewQuery): Promise<Overview> {
+    const fold = this.options.foldRollups
+    if (fold) await this.db.connection().execute(async () => fold())
+    return overview(this.db, query)
   }
 
   listApprovals(filter?: ApprovalQuery): Promise<ApprovalRow[]> {

@@ -50,9 +50,9 @@ export async function openPage(
   return { page, problems, close: () => context.close() }
 }
 
-/** Opens the UI and signs in with a token; resolves once the app shows. */
-export async function signIn(page: Page, base: string, token: string): Promise<void> {
-  await page.goto(`${base}/`)
+/** Opens the UI at a page (the hooks list unless told) and signs in with a token; resolves once the app shows. */
+export async function signIn(page: Page, base: string, token: string, path = '/hooks'): Promise<void> {
+  await page.goto(`${base}/#${path}`)
   await page.getByLabel('Access token').fill(token)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('navigation', { name: 'Main' }).waitFor()

@@ -1,4 +1,4 @@
-// The signed-in app: a header with the navigation, the pending approvals badge (also in the
+// The signed-in app (home: the overview): a header with the navigation, the pending approvals badge (also in the
 // tab's title, components/pending-alerts.tsx) and who is signed in, and the page the hash
 // route names.
 
@@ -9,10 +9,11 @@ import { DecisionsPage } from './pages/decisions'
 import { HookDetail } from './pages/hook-detail'
 import { HookForm } from './pages/hook-form'
 import { HooksPage } from './pages/hooks'
+import { OverviewPage } from './pages/overview'
 import { href, useRoute } from './router'
 import { useSession } from './session'
 
-const SECTIONS = new Set(['hooks', 'decisions', 'approvals'])
+const SECTIONS = new Set(['overview', 'hooks', 'decisions', 'approvals'])
 
 /** What an address that names no page shows. */
 function NotFound() {
@@ -29,7 +30,7 @@ function NotFound() {
 
 function Page() {
   const { parts, malformed } = useRoute()
-  const [section = 'hooks', id, tab] = parts
+  const [section = 'overview', id, tab] = parts
   if (malformed || !SECTIONS.has(section)) return <NotFound />
   if (section === 'hooks' && id === 'new') return <HookForm />
   if (section === 'hooks' && id && tab === 'edit') return <HookForm id={id} />
@@ -37,13 +38,14 @@ function Page() {
   if (section === 'decisions' && id) return <DecisionPage id={id} />
   if (section === 'decisions') return <DecisionsPage />
   if (section === 'approvals') return <ApprovalsPage />
-  return <HooksPage />
+  if (section === 'hooks') return <HooksPage />
+  return <OverviewPage />
 }
 
 export function App() {
   const { info, signOut } = useSession()
   const { parts } = useRoute()
-  const section = parts[0] ?? 'hooks'
+  const section = parts[0] ?? 'overview'
   const pending = usePendingCount()
   useApprovalNotifications()
   const link = (name: string, label: string, extra?: preact.ComponentChildren) => (
@@ -55,10 +57,11 @@ export function App() {
   return (
     <>
       <header class="top">
-        <a class="brand" href={href('hooks')}>
+        <a class="brand" href={href('overview')}>
           Warden
         </a>
         <nav aria-label="Main">
+          {link('overview', 'Overview')}
           {link('hooks', 'Hooks')}
           {link('decisions', 'Decisions')}
           {link(

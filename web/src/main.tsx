@@ -16,6 +16,7 @@ import './styles/hooks.css'
 import './styles/hooks-list.css'
 import './styles/decisions.css'
 import './styles/approvals.css'
+import './styles/overview.css'
 
 /** A one-time sign-in link's code, taken out of the address bar before the first render. */
 const signInCode = takeSignInCode()

@@ -183,3 +183,63 @@ export interface Change {
   after?: unknown
   reason?: string
 }
+
+/** Decisions counted by outcome (`overview.get`). */
+export interface OutcomeCounts {
+  total: number
+  allow: number
+  deny: number
+  modify: number
+  ask: number
+  shadowDeny: number
+}
+
+/** A tool, agent or session of the overview's top lists. */
+export interface OverviewItem {
+  name: string
+  total: number
+  deny: number
+  ask: number
+}
+
+/** One hook's activity in the overview's window. */
+export interface OverviewHook {
+  hook: string
+  runs: number
+  deny: number
+  ask: number
+  modify: number
+  errors: number
+  timeouts: number
+  shadowRuns: number
+  shadowDeny: number
+  p50Ms: number
+  p99Ms: number
+}
+
+/** What `overview.get` answers. */
+export interface OverviewView {
+  since: number
+  until: number
+  now: number
+  grainMs: number
+  stepMs: number
+  tenant: string | null
+  totals: OutcomeCounts
+  series: (OutcomeCounts & { start: number; end: number })[]
+  tools: OverviewItem[]
+  agents: OverviewItem[]
+  sessions: OverviewItem[]
+  hooks: OverviewHook[]
+  breakers: { hook: string; tenant: string; openedAt: number; failures: number; lastError: string }[]
+  approvals: {
+    id: string
+    decisionId: string
+    tenant: string
+    event: string | null
+    hooks: string[]
+    requestedAt: number
+    ageMs: number
+    deadline?: number
+  }[]
+}

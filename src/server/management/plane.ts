@@ -18,6 +18,7 @@ import { hookMethods } from './methods-hooks.js'
 import { insightMethods } from './methods-insight.js'
 import { lifecycleMethods } from './methods-lifecycle.js'
 import { otherMethods } from './methods-other.js'
+import { overviewMethods } from './methods-overview.js'
 import type { MethodDef } from './protocol.js'
 import { SignInLinks, signInRoute } from './signin.js'
 import { type Principal, TokenAuthority, tokenFromRequest } from './tokens.js'
@@ -189,6 +190,7 @@ export function createManagementPlane(options: ManagementPlaneOptions): Manageme
     withGoclawShapes(context, hookMethods(context)),
     lifecycleMethods(context),
     insightMethods(context),
+    overviewMethods(context),
     otherMethods(context, () => methods),
   )
 
