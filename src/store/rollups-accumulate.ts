@@ -35,19 +35,10 @@ export const ACCUMULATE_SOURCE = `function makeAccumulator(db, s, bounds) {
     state = { generation: undefined, stale: false, decisions: part(), executions: part() }
   }
   reset()
-  // Counts by minute, then by the rest of the key (no number turned into text per row).
-  function minuteOf(byMinute, bucket) {
-    let m = byMinute.get(bucket)
-    if (!m) {
-      m = new Map()
-      byMinute.set(bucket, m)
-    }
-    return m
-  }
   function entry(map, key, head, width) {
     let e = map.get(key)
     if (!e) {
-      e = { head: head(), c: new Array(width).fill(0) }
+      e = { head, c: new Array(width).fill(0) }
       map.set(key, e)
     }
     return e.c
@@ -59,7 +50,7 @@ export const ACCUMULATE_SOURCE = `function makeAccumulator(db, s, bounds) {
     p.count++
   }
   function countDecision(map, dim, tenant, bucket, item, outcome) {
-    const c = entry(map, dim + '\\u0000' + tenant + '\\u0000' + item, () => [dim, tenant, bucket, item], 5)
+    const c = entry(map, dim + '\\u0000' + tenant + '\\u0000' + bucket + '\\u0000' + item, [dim, tenant, bucket, item], 5)
     c[0]++
     if (outcome !== undefined) c[outcome]++
   }
@@ -79,19 +70,18 @@ export const ACCUMULATE_SOURCE = `function makeAccumulator(db, s, bounds) {
       track(d, rowid)
       const bucket = row.createdAt - (row.createdAt % MINUTE)
       const outcome = OUTCOME[row.decision]
-      const m = minuteOf(d.rows, bucket)
-      countDecision(m, '', row.tenant, bucket, '', outcome)
-      if (row.tool != null) countDecision(m, 'tool', row.tenant, bucket, row.tool, outcome)
-      if (row.agentId != null) countDecision(m, 'agent', row.tenant, bucket, row.agentId, outcome)
+      countDecision(d.rows, '', row.tenant, bucket, '', outcome)
+      if (row.tool != null) countDecision(d.rows, 'tool', row.tenant, bucket, row.tool, outcome)
+      if (row.agentId != null) countDecision(d.rows, 'agent', row.tenant, bucket, row.agentId, outcome)
       if (row.sessionId != null && row.decision === 'deny')
-        countDecision(m, 'session', row.tenant, bucket, row.sessionId, outcome)
+        countDecision(d.rows, 'session', row.tenant, bucket, row.sessionId, outcome)
     }
     const x = state.executions
     for (const [row, rowid] of executions) {
       track(x, rowid)
       if (row.decision === 'skipped') continue
       const bucket = row.createdAt - (row.createdAt % MINUTE)
-      const c = entry(minuteOf(x.rows, bucket), row.tenant + '\\u0000' + row.hookRef, () => [row.tenant, bucket, row.hookRef], 8 + bounds.length + 1)
+      const c = entry(x.rows, row.tenant + '\\u0000' + bucket + '\\u0000' + row.hookRef, [row.tenant, bucket, row.hookRef], 8 + bounds.length + 1)
       c[0]++
       if (row.mode === 'shadow') {
         c[6]++
@@ -109,12 +99,9 @@ export const ACCUMULATE_SOURCE = `function makeAccumulator(db, s, bounds) {
     return !state.stale && state.generation === gen && p.count > 0 && p.first === from + 1 && p.last === to && p.count === to - from
   }
   /** The minute counts summed into a coarser grain (the bucket is head[bucketAt]). */
-  function* minuteRows(rows) {
-    for (const m of rows.values()) yield* m.values()
-  }
   function coarser(rows, span, bucketAt) {
     const out = new Map()
-    for (const { head, c } of minuteRows(rows)) {
+    for (const { head, c } of rows.values()) {
       const h = head.slice()
       h[bucketAt] = h[bucketAt] - (h[bucketAt] % span)
       const key = h.join('\\u0000')
@@ -128,7 +115,7 @@ export const ACCUMULATE_SOURCE = `function makeAccumulator(db, s, bounds) {
     const rows = state[key].rows
     const upsert = key === 'decisions' ? upsertDecision : upsertHook
     const bucketAt = key === 'decisions' ? 2 : 1
-    for (const { head, c } of minuteRows(rows)) if (head[bucketAt] >= minuteSince) upsert.run(MINUTE, ...head, ...c)
+    for (const { head, c } of rows.values()) if (head[bucketAt] >= minuteSince) upsert.run(MINUTE, ...head, ...c)
     for (const span of [HOUR, DAY]) for (const { head, c } of coarser(rows, span, bucketAt).values()) upsert.run(span, ...head, ...c)
   }
   return { add, covers, flush, reset, generation }
