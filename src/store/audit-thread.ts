@@ -11,24 +11,18 @@
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import { type AuditRowWriter, DECISION_FIELDS, EXECUTION_FIELDS, sqliteInsert } from './audit-write.js'
-import { ACCUMULATE_SOURCE, ACCUMULATE_SQL } from './rollups-accumulate.js'
 import { FOLD_INTERVAL_MS, FOLD_SOURCE, SQLITE_FOLD_SQL } from './rollups-roll.js'
-import { LATENCY_BOUNDS_MS } from './rollups-write.js'
 
 /** The writer thread of one SQLite file. */
 export interface AuditThread {
   write: AuditRowWriter
   /** Waits for batches in flight, then closes the thread's connection and ends it. */
   close(): Promise<void>
-  /** How many rollup folds failed (each is tried again with the next one). */
-  foldFailures(): number
 }
 
 interface Reply {
   id: number
   error?: string
-  /** A rollup fold failed (it is tried again with the next one). */
-  foldError?: string
 }
 
 interface Waiting {
@@ -64,11 +58,8 @@ function columnValues(fields, row) {
   }
   return out
 }
-const write = db.transaction((decisions, executions, inserted) => {
-  for (const row of decisions) {
-    const result = insertDecision.run(columnValues(decisionFields, row))
-    if (inserted && result.changes > 0) inserted.decisions.push([row, Number(result.lastInsertRowid)])
-  }
+const write = db.transaction((decisions, executions) => {
+  for (const row of decisions) insertDecision.run(columnValues(decisionFields, row))
   const known = new Map()
   const stored = (id) => {
     let hit = known.get(id)
@@ -80,31 +71,21 @@ const write = db.transaction((decisions, executions, inserted) => {
   }
   for (const row of executions) {
     row.hookId = stored(row.hookRef) ? row.hookRef : stored(row.hookName) ? row.hookName : null
-    const result = insertExecution.run(columnValues(executionFields, row))
-    if (inserted && result.changes > 0) inserted.executions.push([row, Number(result.lastInsertRowid)])
+    insertExecution.run(columnValues(executionFields, row))
   }
-  if (inserted) inserted.generation = counts.generation()
 })
-// The overview's rollups: what was written is counted in memory once committed and folded
-// about once a second (rollups-accumulate.ts, rollups-roll.ts); a fold that fails is
-// reported to the main thread and tried again with the next one (its marks did not move;
-// the counts in memory are dropped, so that fold reads the rows in SQL).
+// The overview's rollups: what was written is folded about once a second (rollups-roll.ts);
+// a fold that fails is tried again with the next one (its marks did not move).
 ${FOLD_SOURCE}
-${ACCUMULATE_SOURCE}
 const foldRollups = workerData.fold ? makeFolder(db, workerData.fold) : undefined
-const counts = workerData.fold ? makeAccumulator(db, workerData.accumulate, workerData.latencyBounds) : undefined
 let foldTimer
 let lastFold = 0
 function foldNow() {
   foldTimer = undefined
   lastFold = Date.now()
   try {
-    foldRollups(counts)
-  } catch (error) {
-    parentPort.postMessage({ foldError: String(error && error.message ? error.message : error) })
-  } finally {
-    counts.reset()
-  }
+    foldRollups()
+  } catch {}
 }
 function foldSoon() {
   if (!foldRollups || foldTimer) return
@@ -131,9 +112,7 @@ parentPort.on('message', (message) => {
     return
   }
   try {
-    const inserted = counts ? { decisions: [], executions: [], generation: 0 } : undefined
-    write(JSON.parse(message.decisions), JSON.parse(message.executions), inserted)
-    if (inserted) counts.add(inserted.decisions, inserted.executions, inserted.generation)
+    write(JSON.parse(message.decisions), JSON.parse(message.executions))
     parentPort.postMessage({ id: message.id })
     foldSoon()
   } catch (error) {
@@ -156,13 +135,9 @@ const CLOSE_TIMEOUT_MS = 5000
 
 /**
  * Starts nothing yet: the thread is started by the first batch (and again after a crash).
- * `rollups: false` leaves the overview's rollups out (to measure what they cost);
- * `onFoldError` hears of a fold that failed (default: a line on stderr).
+ * `rollups: false` leaves the overview's rollups out (to measure what they cost).
  */
-export function sqliteAuditThread(
-  file: string,
-  options: { rollups?: boolean; onFoldError?: (message: string) => void } = {},
-): AuditThread {
+export function sqliteAuditThread(file: string, options: { rollups?: boolean } = {}): AuditThread {
   const workerData = {
     driver: createRequire(import.meta.url).resolve('better-sqlite3'),
     file,
@@ -171,17 +146,10 @@ export function sqliteAuditThread(
     decisionFields: DECISION_FIELDS,
     executionFields: EXECUTION_FIELDS,
     fold: options.rollups === false ? undefined : SQLITE_FOLD_SQL,
-    accumulate: ACCUMULATE_SQL,
-    latencyBounds: LATENCY_BOUNDS_MS,
     foldIntervalMs: FOLD_INTERVAL_MS,
   }
-  const onFoldError =
-    options.onFoldError ??
-    ((message: string) =>
-      process.stderr.write(`warden: the overview's rollups could not be folded (tried again): ${message}\n`))
   let worker: Worker | undefined
   let nextId = 0
-  let foldFailures = 0
   let closed = false
   const waiting = new Map<number, Waiting>()
   const inFlight = new Set<Promise<void>>()
@@ -199,11 +167,6 @@ export function sqliteAuditThread(
     const thread = new Worker(THREAD_SOURCE, { eval: true, execArgv: [], workerData })
     thread.unref()
     thread.on('message', (reply: Reply) => {
-      if (reply.foldError !== undefined) {
-        foldFailures++
-        onFoldError(reply.foldError)
-        return
-      }
       const entry = waiting.get(reply.id)
       if (!entry) return
       waiting.delete(reply.id)
@@ -253,5 +216,5 @@ export function sqliteAuditThread(
     clearTimeout(timer)
   }
 
-  return { write, close, foldFailures: () => foldFailures }
+  return { write, close }
 }

@@ -2,8 +2,7 @@
 // blocking decision whose record timed out was answered deny: its row is set to deny). The
 // old outcome is taken off and the new one added, for each grain and dimension the row was
 // counted in, in the correction's transaction. On SQLite a row the fold has not reached yet
-// is left alone (the fold will count it as corrected); the `corrections` generation moves
-// with every correction, so that the writer thread's counts in memory are not used for it.
+// is left alone: the fold will count it as corrected.
 
 import { type Kysely, sql, type Transaction } from 'kysely'
 import { DAY_MS, HOUR_MS, MINUTE_MS, MINUTE_RETENTION_MS } from './rollups-write.js'
@@ -36,13 +35,6 @@ export async function correctRollups(
   id: string,
   decision: string,
 ): Promise<void> {
-  if (dialect === 'sqlite') {
-    // A write first: the transaction takes the write lock (waiting for the writer's thread)
-    // before it reads, so its reads are never outdated by a commit in between. The writer
-    // thread's counts in memory of rows not folded yet are not used after a correction.
-    await sql`insert into rollup_state (key, value) values ('corrections', 1)
-      on conflict (key) do update set value = rollup_state.value + 1`.execute(trx)
-  }
   const seq = dialect === 'sqlite' ? sql`rowid` : sql`0`
   const found =
     await sql<Counted>`select ${seq} as seq, tenant, decision, created_at, tool, agent_id, session_id

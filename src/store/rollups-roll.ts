@@ -3,9 +3,8 @@
 // minute, hour and day rows, and the marks moved, in one IMMEDIATE transaction, so that a
 // row is counted exactly once whichever connection or process folds it. SQLite commits
 // rows in rowid order (one writer at a time), so a mark never passes a row not yet folded.
-// The audit writer's thread folds about once a second, from the counts it kept in memory of
-// the rows it wrote (rollups-accumulate.ts) when they cover the new rows exactly, else in
-// SQL; the store folds what is left (in SQL) before it answers an overview.
+// The audit writer's thread folds about once a second (one pass for many batches costs a
+// few percent of the writes); the store folds what is left before it answers an overview.
 // The fold is plain JavaScript source, run as is on the writer's thread and compiled once
 // here for the calling thread.
 
@@ -41,9 +40,7 @@ export const SQLITE_FOLD_SQL = {
 
 /**
  * `makeFolder(db, statements)`: returns a function that folds what is new, for a
- * better-sqlite3 connection; given the writer thread's counts in memory (rollups-accumulate.ts)
- * it writes those where they cover the new rows exactly. Source text, so that the writer's
- * thread runs the same code.
+ * better-sqlite3 connection. Source text, so that the writer's thread runs the same code.
  */
 export const FOLD_SOURCE = `function makeFolder(db, s) {
   const marks = db.prepare(s.marks)
@@ -55,18 +52,15 @@ export const FOLD_SOURCE = `function makeFolder(db, s) {
   const pruneDecisions = db.prepare(s.pruneDecisions)
   const pruneHooks = db.prepare(s.pruneHooks)
   let prunedHour = 0
-  const fold = db.transaction((counted) => {
+  const fold = db.transaction(() => {
     const now = Date.now()
-    // Whole minutes: the SQL fold and the counts in memory keep the same minute rows.
-    const minuteSince = now - s.retentionMs - ((now - s.retentionMs) % 60000)
+    const minuteSince = now - s.retentionMs
     const mark = new Map(marks.all().map((r) => [r.key, Number(r.value)]))
-    const generation = mark.get('corrections') ?? 0
     for (const [key, max, steps] of ranges) {
       const from = mark.get(key) ?? 0
       const to = Number(max.get() ?? 0)
       if (to <= from) continue
-      if (counted && counted.covers(key, from, to, generation)) counted.flush(key, minuteSince)
-      else for (const [statement, minute] of steps) statement.run(from, to, minute ? minuteSince : 0)
+      for (const [statement, minute] of steps) statement.run(from, to, minute ? minuteSince : 0)
       setMark.run(key, to)
     }
     const hour = Math.floor(now / 3600000)
@@ -76,7 +70,7 @@ export const FOLD_SOURCE = `function makeFolder(db, s) {
       pruneHooks.run(minuteSince)
     }
   })
-  return (counted) => fold.immediate(counted)
+  return () => fold.immediate()
 }`
 
 /** Folds the rows written since the last fold into the rollups, on this connection. */
@@ -84,7 +78,6 @@ export function sqliteFolder(database: BetterSqlite3.Database): () => void {
   const make = new Function(`return ${FOLD_SOURCE}`)() as (
     db: BetterSqlite3.Database,
     statements: typeof SQLITE_FOLD_SQL,
-  ) => (counted?: unknown) => void
-  const fold = make(database, SQLITE_FOLD_SQL)
-  return () => fold()
+  ) => () => void
+  return make(database, SQLITE_FOLD_SQL)
 }
