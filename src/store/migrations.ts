@@ -5,6 +5,7 @@
 import { type Kysely, type Migration, Migrator, sql } from 'kysely'
 import { acsMigration, acsSessionStateMigration, acsTenantMigration } from './acs-migration.js'
 import { StoreError } from './errors.js'
+import { hookBlocks, hookDescription, hookMode } from './hook-column-migrations.js'
 import { hookRulesMigration } from './hook-rules-migration.js'
 import { rollupsMigration } from './rollups-migration.js'
 import type { Database } from './schema.js'
@@ -296,62 +297,6 @@ const instances: Migration = {
       .addColumn('heartbeat_at', 'bigint', (c) => c.notNull())
       .addColumn('topics', 'text', (c) => c.notNull().defaultTo('[]'))
       .execute()
-  },
-}
-
-/**
- * 0009: a hook's `description`, and the tool (or MCP / A2A method) each decision was about, so
- * the decisions list can show and filter it through an index (older decisions: from the input).
- */
-function hookDescription(dialect: Dialect): Migration {
-  return {
-    async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('hooks').addColumn('description', 'text').execute()
-      await db.schema.alterTable('decisions').addColumn('tool', 'text').execute()
-      // Fixed paths (no input reaches this text): payload.tool.name, payload.mcp.method, ...
-      const path = (a: string, b: string) =>
-        dialect === 'postgres'
-          ? // PostgreSQL's json refuses the \u0000 escape (JSON.stringify writes it for NUL).
-            sql.raw(`(replace(input, '\\u0000', '')::json #>> '{payload,${a},${b}}')`)
-          : sql.raw(`json_extract(input, '$.payload.${a}.${b}')`)
-      const subject = sql`coalesce(${path('tool', 'name')}, ${path('mcp', 'method')}, ${path('a2a', 'method')})`
-      await sql`update decisions set tool = ${subject}`.execute(db)
-      await db.schema.createIndex('decisions_tool').on('decisions').columns(['tool', 'created_at']).execute()
-      await db.schema
-        .createIndex('decisions_session')
-        .on('decisions')
-        .columns(['session_id', 'created_at'])
-        .execute()
-    },
-  }
-}
-
-/**
- * 0010: shadow mode. A hook's `mode` (`enforce` or `shadow`), and on each execution row `mode` =
- * `shadow` when the verdict was recorded, not applied (null otherwise), indexed for counting a
- * hook's would-be denials; and the reason given with a change (a promotion).
- */
-const hookMode: Migration = {
-  async up(db: Kysely<unknown>) {
-    await db.schema
-      .alterTable('hooks')
-      .addColumn('mode', 'text', (c) => c.notNull().defaultTo('enforce'))
-      .execute()
-    await db.schema.alterTable('hook_executions').addColumn('mode', 'text').execute()
-    await db.schema.alterTable('changes').addColumn('reason', 'text').execute()
-    await db.schema
-      .createIndex('hook_executions_shadow')
-      .on('hook_executions')
-      .columns(['hook_ref', 'mode', 'created_at'])
-      .execute()
-  },
-}
-
-/** 0011: a hook's home blocking rule (`blocks`: 1, 0 or null) and its cap on runs per turn. */
-const hookBlocks: Migration = {
-  async up(db: Kysely<unknown>) {
-    await db.schema.alterTable('hooks').addColumn('blocks', 'integer').execute()
-    await db.schema.alterTable('hooks').addColumn('max_invocations_per_turn', 'integer').execute()
   },
 }
 
