@@ -4,9 +4,10 @@
 // no tenant's session reaches another's; with them, the sessions' state (acs-sessions.ts).
 
 import BetterSqlite3 from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { AcsLedger, ChainEntry } from '../protocols/acs/index.js'
+import { ImmediateSqliteDialect } from '../store/index.js'
 import { type AcsSessionTables, acsSessionsOn } from './acs-sessions.js'
 
 interface AcsTables extends AcsSessionTables {
@@ -38,7 +39,7 @@ export function openAcsLedger(location: string): SqlAcsLedger {
   const postgres = /^postgres(ql)?:\/\//i.test(location)
   const db = postgres
     ? new Kysely<AcsTables>({ dialect: new PostgresDialect({ pool: postgresPool(location) }) })
-    : new Kysely<AcsTables>({ dialect: new SqliteDialect({ database: sqliteFile(location) }) })
+    : new Kysely<AcsTables>({ dialect: new ImmediateSqliteDialect({ database: sqliteFile(location) }) })
   return {
     ...acsLedgerOn(db),
     sessions: acsSessionsOn(db as unknown as Kysely<AcsSessionTables>, postgres),

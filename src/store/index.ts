@@ -25,6 +25,7 @@ export { histogramQuantile, MAX_OVERVIEW_POINTS, MINUTE_WINDOW_MS } from './roll
 export { LATENCY_BOUNDS_MS, rollupFolder, SQLITE_ROLLUP_SQL } from './rollups-write.js'
 export type { SecretKind } from './sealing.js'
 export { isSecretKey, mapSecretValues, maskUrl, urlCarriesSecret } from './sealing.js'
+export { ImmediateSqliteDialect } from './sqlite-dialect.js'
 export type {
   ApprovalQuery,
   ApprovalResolution,

@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { errorMessage } from '../core/index.js'
 import { sqliteAuditThread } from './audit-thread.js'
@@ -13,6 +13,7 @@ import { StoreError } from './errors.js'
 import { migrate } from './migrations.js'
 import { sqliteFolder } from './rollups-roll.js'
 import type { Database } from './schema.js'
+import { ImmediateSqliteDialect } from './sqlite-dialect.js'
 import { type ChangeSubscriber, KyselyStore, type KyselyStoreOptions } from './store.js'
 import type { ChangeKind, SecretBox, Store } from './types.js'
 
@@ -117,7 +118,7 @@ async function openSqlite(path: string, options: OpenStoreOptions): Promise<Stor
       `cannot open the SQLite database ${file}: ${errorMessage(error)}`,
     )
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) })
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) })
   let version: number
   try {
     version = await migrateOrClose(db, 'sqlite')
