@@ -7,6 +7,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HookDefinition } from '../../src/core/index.js'
+import { TOOL_CALL_ECHO_LIMIT_BYTES } from '../../src/protocols/aos/index.js'
 import { example, expectValidResponse, startGuardian, type TestGuardian } from '../server/aos-helper.js'
 
 const JOCH_NAMES: Record<string, string> = {
@@ -100,6 +101,22 @@ describe("Joch's A2A method names and result fields", () => {
         },
       })
       expect(toolCall.metadata.uid).toBe(body.result.data.decisionId)
+      expect(toolCall.spec.arguments).toEqual({
+        phone_number: '+337-665-99-06',
+        conent: 'Urgent security alert from Google!!',
+      })
+      expect(toolCall.spec.argumentsOmitted).toBeUndefined()
+
+      // A large call's arguments are not sent back to the caller who holds them.
+      const large = structuredClone(request) as { params: { toolCallRequest: { inputs: unknown[] } } }
+      large.params.toolCallRequest.inputs.push({
+        name: 'attachment',
+        value: 'x'.repeat(TOOL_CALL_ECHO_LIMIT_BYTES),
+      })
+      const answered = (await tools.post(large)).body
+      expectValidResponse(answered)
+      expect(answered.result.data.toolCall.spec).toEqual({ tool: expect.any(String), argumentsOmitted: true })
+      expect(answered.result.data.toolCall.status.decision).toBe('deny')
     } finally {
       await tools.close()
     }

@@ -20,4 +20,5 @@ export { AOS_METHODS, aosMethodFor, eventToRequest, mapRequest, modifiedRequest 
 export { answerToVerdict, decisionResult, GuardianAnswerError, pingResult } from './result.js'
 export type { AosReply, AosService, AosServiceOptions } from './service.js'
 export { AOS_DEFAULTS, createAosService } from './service.js'
+export { TOOL_CALL_ECHO_LIMIT_BYTES } from './tool-call.js'
 export { A2A_METHODS, JOCH_A2A_METHODS } from './wire.js'

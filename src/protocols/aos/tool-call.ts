@@ -2,13 +2,19 @@
 // Guardian's decisions: `result.data.toolCall` of a `steps/toolCallRequest` or
 // `steps/toolCallResult` answer is `{apiVersion, kind: "ToolCall", metadata, spec, status}`,
 // its status carrying the phase the decision puts the call in, the deciding policy, and a
-// HookDecision for every hook that ran, allow included.
+// HookDecision for every hook that ran, allow included. Its `spec.arguments` echoes the
+// call's arguments only while the payload is small: a large one (over
+// TOOL_CALL_ECHO_LIMIT_BYTES) is not serialised and sent back to the caller who holds it,
+// and `spec.argumentsOmitted` says so.
 
-import type { Decision, Json, JsonObject } from '../../core/index.js'
+import { type Decision, type Json, type JsonObject, knownPayloadBytes } from '../../core/index.js'
 import { isObject } from './fields.js'
 
 /** The API version of the resource. */
 export const TOOL_CALL_API_VERSION = 'warden.dev/v1'
+
+/** Above this payload size (bytes of JSON) the arguments are not echoed in `spec`. */
+export const TOOL_CALL_ECHO_LIMIT_BYTES = 64 * 1024
 
 /** The phase a final AOS decision puts a tool call in, before it runs and after. */
 function phaseOf(event: string, decision: string): string {
@@ -30,10 +36,10 @@ export function toolCallResource(
   const tool = isObject(payload.tool) ? payload.tool : {}
   const metadata: JsonObject = { uid: decision.id }
   if (typeof tool.id === 'string') metadata.name = tool.id
-  const spec: JsonObject = {
-    tool: typeof tool.name === 'string' ? tool.name : '',
-    arguments: tool.input ?? {},
-  }
+  const spec: JsonObject = { tool: typeof tool.name === 'string' ? tool.name : '' }
+  const bytes = knownPayloadBytes(payload)
+  if (bytes !== undefined && bytes > TOOL_CALL_ECHO_LIMIT_BYTES) spec.argumentsOmitted = true
+  else spec.arguments = tool.input ?? {}
   const hookDecisions: Json[] = []
   for (const step of decision.trace) {
     if (step.outcome === 'skipped') continue
