@@ -1,7 +1,9 @@
 // SQLite audit writes on a thread of their own, so a batch never holds up the event loop
 // that answers requests. The main thread serializes a batch's plain rows as two JSON texts
 // (one call each; a string crosses to the thread as one copy, where nested objects would be
-// cloned value by value) and posts them; the thread turns them into column values, runs one
+// cloned value by value) and posts them. A batch that carries a large payload (a megabyte
+// upload) crosses as objects instead: its long strings are copied as they are, and the
+// thread, not the event loop, serializes them. The thread turns rows into column values, runs one
 // transaction per batch on its own connection to the same WAL database and answers once it
 // is committed. A thread that dies fails the batches
 // it held (the audit writer retries them; every insert skips rows already written) and the
@@ -10,8 +12,10 @@
 
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
+import { knownPayloadBytes } from '../core/index.js'
 import { type AuditRowWriter, DECISION_FIELDS, EXECUTION_FIELDS, sqliteInsert } from './audit-write.js'
 import { FOLD_INTERVAL_MS, FOLD_SOURCE, SQLITE_FOLD_SQL } from './rollups-roll.js'
+import type { AuditBatch } from './types.js'
 
 /** The writer thread of one SQLite file. */
 export interface AuditThread {
@@ -111,14 +115,18 @@ parentPort.on('message', (message) => {
     parentPort.close()
     return
   }
+  const text = typeof message.decisions === 'string'
   try {
-    write(JSON.parse(message.decisions), JSON.parse(message.executions))
+    write(
+      text ? JSON.parse(message.decisions) : message.decisions,
+      text ? JSON.parse(message.executions) : message.executions,
+    )
     parentPort.postMessage({ id: message.id })
     foldSoon()
   } catch (error) {
     parentPort.postMessage({ id: message.id, error: String(error && error.message ? error.message : error) })
   }
-  written += message.decisions.length + message.executions.length
+  written += text ? message.decisions.length + message.executions.length : message.bytes
   clearTimeout(idle)
   if (typeof collect === 'function' && written >= LARGE_TEXT) {
     idle = setTimeout(() => {
@@ -129,6 +137,22 @@ parentPort.on('message', (message) => {
   }
 })
 `
+
+/** From this payload size (bytes of JSON) on, a batch crosses to the thread as objects. */
+const LARGE_PAYLOAD_BYTES = 64 * 1024
+
+/** The payload bytes of a batch's large payloads (0 when none is large), as measured at dispatch. */
+function largePayloadBytes(batch: AuditBatch): number {
+  let total = 0
+  for (const row of batch.decisions) {
+    const input = row.input
+    const payload =
+      typeof input === 'object' && input !== null ? (input as { payload?: unknown }).payload : undefined
+    const bytes = typeof payload === 'object' && payload !== null ? knownPayloadBytes(payload) : undefined
+    if (bytes !== undefined && bytes >= LARGE_PAYLOAD_BYTES) total += bytes
+  }
+  return total
+}
 
 /** Longest wait for the thread to close its connection before it is stopped. */
 const CLOSE_TIMEOUT_MS = 5000
@@ -183,17 +207,26 @@ export function sqliteAuditThread(file: string, options: { rollups?: boolean } =
 
   const write: AuditRowWriter = (batch) => {
     if (closed) return Promise.reject(new Error('the audit writer thread is closed'))
-    const message = {
-      id: ++nextId,
-      decisions: JSON.stringify(batch.decisions),
-      executions: JSON.stringify(batch.executions),
-    }
+    const id = ++nextId
+    const bytes = largePayloadBytes(batch)
     worker ??= start()
     const thread = worker
     const done = new Promise<void>((resolve, reject) => {
-      waiting.set(message.id, { resolve, reject })
+      waiting.set(id, { resolve, reject })
       thread.ref()
-      thread.postMessage(message)
+      if (bytes > 0) {
+        try {
+          thread.postMessage({ id, decisions: batch.decisions, executions: batch.executions, bytes })
+          return
+        } catch {
+          // a value structured cloning does not take (an embedder's function): sent as JSON
+        }
+      }
+      thread.postMessage({
+        id,
+        decisions: JSON.stringify(batch.decisions),
+        executions: JSON.stringify(batch.executions),
+      })
     })
     const tracked = done.catch(() => undefined)
     inFlight.add(tracked)

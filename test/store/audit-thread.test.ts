@@ -1,12 +1,14 @@
 // The SQLite audit writer thread: batches committed on the thread are read back on the main
 // connection with hook links and sealed errors intact, a retried batch adds nothing, a thread
 // that cannot open the database fails its batch and the next batch starts a new thread, and
-// close waits for batches in flight.
+// close waits for batches in flight. A batch with a large payload crosses as objects and is
+// written the same.
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { payloadBytes } from '../../src/core/index.js'
 import { sqliteAuditThread } from '../../src/store/audit-thread.js'
 import { decisionTuple, executionTuple } from '../../src/store/audit-write.js'
 import { type AuditBatch, openStore } from '../../src/store/index.js'
@@ -99,6 +101,34 @@ describe('SQLite audit writer thread', () => {
     expect(await store.getDecision('d1', 'globex')).toBeUndefined()
     await thread.close()
     await expect(thread.write(batch(['d3']))).rejects.toThrow(/closed/)
+    await store.close()
+  })
+
+  it('writes a batch with a large payload (sent as objects) exactly as the JSON form', async () => {
+    const file = join(dir, 'large.db')
+    const store = await openStore(file)
+    const thread = sqliteAuditThread(file)
+    const small = batch(['s1'])
+    const large = batch(['l1'])
+    const row = large.decisions[0]!
+    const payload = {
+      cmd: 'upload',
+      body: `${'x'.repeat(200_000)}"\n\u00e9\ud83d\ude00`,
+      nested: [1, null, { deep: true }],
+    }
+    row.input = { event: 'tool.pre', payload, context: { tenantId: 'acme' } }
+    // the size dispatch measures; from 64 KiB the batch crosses as objects
+    expect(payloadBytes(payload, 1 << 20)).toBeGreaterThan(64 * 1024)
+    await thread.write(small)
+    await thread.write(large)
+    await thread.write(large)
+    expect(await store.countDecisions('acme')).toBe(2)
+    const read = await store.getDecision('l1', 'acme')
+    const { executions, ...decision } = read!
+    expect(decisionTuple(decision)).toEqual(decisionTuple(row))
+    expect((decision.input as { payload: unknown }).payload).toEqual(payload)
+    expect(executions).toHaveLength(2)
+    await thread.close()
     await store.close()
   })
 
