@@ -115,6 +115,7 @@ export class ApprovalsRepo {
     let select = this.db.selectFrom('approvals').selectAll()
     if (filter.tenant !== undefined) select = select.where('tenant', '=', filter.tenant)
     if (filter.status !== undefined) select = select.where('status', '=', filter.status)
+    if (filter.id !== undefined) select = select.where('id', '=', filter.id)
     if (filter.cursor !== undefined) {
       const after = await this.get(filter.cursor, filter.tenant)
       if (!after) {

@@ -44,6 +44,8 @@ export interface ApprovalResolution {
 /** Filters of {@link Store.listApprovals}. */
 export interface ApprovalQuery {
   tenant?: string
+  /** Only this approval (a link to one approval: its row whatever its status). */
+  id?: string
   status?: ApprovalStatus
   /** Rows per page (default 100, at most 1000). */
   limit?: number

@@ -3,7 +3,8 @@
 // spaces shows that tail inside the card (not clipped, no sideways scroll), marks the run
 // of spaces, the tab, the line break, the zero width space and the right-to-left override,
 // and says which agent, session and turn asked. A hash that is not valid percent-encoding
-// shows a not-found view instead of a blank page.
+// shows a not-found view instead of a blank page. A link to one approval (as notifications
+// send) marks and focuses its card, and says what became of it once it no longer waits.
 
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
@@ -140,6 +141,44 @@ describe.skipIf(!chromium)('the approval card shows the whole input', () => {
     expect(await notice.count()).toBe(0)
     await page.getByRole('button', { name: 'Reject' }).click()
     expect((await held).body.result.decision).toBe('deny')
+    expect(problems).toEqual([])
+    await close()
+  })
+
+  it('marks and focuses the approval a link names, and says what became of it once resolved', async () => {
+    const { page, problems, close } = await openPage(browser, { width: 1280, height: 900 })
+    await signIn(page, warden.url, (await token(store, 'approver', undefined, 'dana')).token)
+    const first = aos(warden.url, toolCall('Bash', { cmd: 'echo first' }))
+    const second = aos(warden.url, toolCall('Bash', { cmd: 'echo second' }))
+    await expect.poll(async () => (await store.listApprovals({ status: 'pending' })).length).toBe(2)
+    const pending = await store.listApprovals({ status: 'pending' })
+    const linked = pending.find((a) => JSON.stringify(a.input).includes('echo second'))!
+    await page.goto(`${warden.url}/#/approvals?id=${encodeURIComponent(linked.id)}`)
+    const target = page.locator('.ap-card.ap-target')
+    await target.waitFor({ timeout: 20_000 })
+    expect(await page.locator('.ap-card').count()).toBe(2)
+    expect(await target.getAttribute('aria-current')).toBe('true')
+    expect(await target.textContent()).toContain('echo second')
+    expect(
+      await page.evaluate('document.activeElement && document.activeElement.classList.contains("ap-target")'),
+    ).toBe(true)
+    await target.getByRole('button', { name: 'Reject' }).click()
+    expect((await second).body.result.decision).toBe('deny')
+
+    // The same link once the approval is resolved: what became of it, and where its decision is.
+    await page.goto(`${warden.url}/#/approvals`)
+    await page.goto(`${warden.url}/#/approvals?id=${encodeURIComponent(linked.id)}`)
+    const notice = page.locator('.ap-linked')
+    await notice.waitFor({ timeout: 20_000 })
+    expect(await notice.textContent()).toContain('no longer waits: rejected by dana')
+    expect(await page.locator('.ap-card.ap-target').count()).toBe(0)
+    await page.goto(`${warden.url}/#/approvals?id=no-such-approval`)
+    await page
+      .getByText('No approval no-such-approval is visible to this token.')
+      .waitFor({ timeout: 20_000 })
+
+    await page.getByRole('button', { name: 'Approve', exact: true }).click()
+    expect((await first).body.result.decision).toBe('allow')
     expect(problems).toEqual([])
     await close()
   })

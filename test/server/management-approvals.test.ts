@@ -213,6 +213,10 @@ describe('approvals', () => {
     expect((await acme.push('approval.requested', (p) => p.id === id)).tenant).toBe('acme')
     expect(globex.pushes.some((p) => p.payload.id === id)).toBe(false)
     expect((await globex.ok('approvals.list')).approvals.some((a: { id: string }) => a.id === id)).toBe(false)
+    // Asked by its id (a notification's link), another tenant's approval is still not there.
+    expect((await globex.ok('approvals.list', { id })).approvals).toEqual([])
+    expect((await globex.call('approvals.list', { id, tenant: 'acme' })).error?.code).toBe('forbidden')
+    expect((await acme.ok('approvals.list', { id })).approvals.map((a: { id: string }) => a.id)).toEqual([id])
     expect((await globex.call('approvals.resolve', { id, action: 'approve' })).error?.code).toBe('not-found')
     await acme.ok('approvals.resolve', { id, action: 'approve' })
     expect((await answer).body.result.decision).toBe('allow')

@@ -147,6 +147,7 @@ export function otherMethods(
         .object({
           status: z.enum(['pending', 'approved', 'rejected', 'expired', 'abandoned']).optional(),
           tenant: z.string().optional(),
+          id: id.optional(),
           limit,
           cursor: id.optional(),
         })
@@ -158,6 +159,7 @@ export function otherMethods(
         const rows = await plane.store.listApprovals({
           ...(tenant !== undefined ? { tenant } : {}),
           ...(p.status ? { status: p.status } : {}),
+          ...(p.id ? { id: p.id } : {}),
           limit: size,
           ...(p.cursor ? { cursor: p.cursor } : {}),
         })

@@ -128,8 +128,11 @@ export function ApprovalCard({
   onResolved,
   onEngaged,
   onDismiss,
+  target = false,
 }: {
   approval: Approval
+  /** The approval a link named (`#/approvals?id=…`): marked, scrolled to and focused. */
+  target?: boolean
   /** The current time, as the server's clock reads it (best guess). */
   now: number
   /** This card's resolution went through: the server's view of the approval. */
@@ -152,6 +155,12 @@ export function ApprovalCard({
   const base = `ap-${id.replace(/[^\w-]/g, '_')}`
 
   useEffect(() => onEngaged(id, busy !== undefined || Boolean(error)), [onEngaged, id, busy, error])
+  useEffect(() => {
+    if (!target) return
+    const card = document.getElementById(base)
+    card?.scrollIntoView({ block: 'center' })
+    card?.focus()
+  }, [target, base])
   useEffect(() => () => onEngaged(id, false), [onEngaged, id])
 
   const startEdit = () => {
@@ -190,7 +199,13 @@ export function ApprovalCard({
 
   const title = tool.name ?? approval.event ?? approval.input?.event ?? 'approval'
   return (
-    <article class={`card ap-card${pending ? '' : ' ap-settled'}`} aria-labelledby={`${base}-title`}>
+    <article
+      id={base}
+      tabIndex={-1}
+      class={`card ap-card${pending ? '' : ' ap-settled'}${target ? ' ap-target' : ''}`}
+      aria-labelledby={`${base}-title`}
+      aria-current={target ? 'true' : undefined}
+    >
       <header class="ap-head">
         <h3 id={`${base}-title`} class="ap-title">
           {tool.name ? (

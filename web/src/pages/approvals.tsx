@@ -1,12 +1,14 @@
 // The approvals inbox: pending approvals (soonest deadline first) with a live countdown and
 // the approver's buttons, kept live by `approval.requested` / `approval.resolved` pushes;
-// below, the recent resolved ones with who resolved them and their comment.
+// below, the recent resolved ones with who resolved them and their comment. A link to one
+// approval (`#/approvals?id=…`, as notifications send) marks its card and scrolls to it, or
+// says what became of it when it no longer waits.
 
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { ApprovalCard, approvalTool } from '../components/approval-card'
 import { NotifyToggle } from '../components/pending-alerts'
 import { Badge, Empty, ErrorText, Time } from '../components/ui'
-import { href } from '../router'
+import { href, useRoute } from '../router'
 import { useSession } from '../session'
 import type { Approval } from '../types'
 
@@ -65,8 +67,44 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
+/** What became of a linked approval that no longer waits (or was never visible here). */
+function LinkedApproval({ id, waiting }: { id: string; waiting: boolean }) {
+  const { client } = useSession()
+  const [found, setFound] = useState<Approval | null>()
+  useEffect(() => {
+    if (waiting) return
+    let current = true
+    setFound(undefined)
+    client
+      .call<{ approvals: Approval[] }>('approvals.list', { id, limit: 1 })
+      .then((answer) => current && setFound(answer.approvals[0] ?? null))
+      .catch(() => current && setFound(null))
+    return () => {
+      current = false
+    }
+  }, [client, id, waiting])
+  if (waiting || found === undefined || found?.status === 'pending') return null
+  if (found === null) {
+    return (
+      <p class="notice" role="status">
+        No approval <code>{id}</code> is visible to this token.
+      </p>
+    )
+  }
+  const label = found.resolution ? (RESOLUTION[found.resolution] ?? found.status) : found.status
+  return (
+    <p class="notice ap-linked" role="status">
+      The linked approval no longer waits: {label}
+      {found.decidedBy ? ` by ${found.decidedBy}` : ''} <Time at={found.decidedAt ?? found.requestedAt} />
+      {' · '}
+      <a href={href('decisions', found.decisionId)}>View decision</a>
+    </p>
+  )
+}
+
 export function ApprovalsPage() {
   const { client, can } = useSession()
+  const linked = useRoute().query.get('id') ?? undefined
   const [pending, setPending] = useState<Approval[]>()
   const [recent, setRecent] = useState<Approval[]>()
   const [error, setError] = useState<unknown>()
@@ -169,6 +207,12 @@ export function ApprovalsPage() {
         <NotifyToggle />
       </div>
       <ErrorText error={error} />
+      {linked && pending && (
+        <LinkedApproval
+          id={linked}
+          waiting={pending.some((a) => a.id === linked && a.status === 'pending')}
+        />
+      )}
       <section aria-labelledby="ap-pending-title">
         <h2 id="ap-pending-title" tabIndex={-1}>
           Pending{' '}
@@ -192,6 +236,7 @@ export function ApprovalsPage() {
                 onResolved={onResolved}
                 onEngaged={onEngaged}
                 onDismiss={onDismiss}
+                target={approval.id === linked}
               />
             ))}
           </div>
