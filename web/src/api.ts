@@ -35,6 +35,9 @@ async function whyRefused(base: string): Promise<ApiError> {
   )
 }
 
+/** The close code the server sends when the token was revoked (the session is over). */
+export const REVOKED_CLOSE_CODE = 4401
+
 /** A connected client. */
 export class Client {
   private next = 1
@@ -43,16 +46,18 @@ export class Client {
     { resolve: (v: unknown) => void; reject: (e: ApiError) => void }
   >()
   private readonly listeners = new Map<string, Set<Listener>>()
-  private readonly closers = new Set<(reason: string) => void>()
+  private readonly closers = new Set<(reason: string, code: number) => void>()
 
   private constructor(private readonly socket: WebSocket) {
     socket.addEventListener('message', (message) => this.receive(String(message.data)))
     socket.addEventListener('close', (event) => {
       const reason =
-        event.code === 4401 ? 'the access token was revoked' : event.reason || 'the connection closed'
+        event.code === REVOKED_CLOSE_CODE
+          ? 'the access token was revoked'
+          : event.reason || 'the connection closed'
       for (const [, waiter] of this.waiting) waiter.reject(new ApiError('unavailable', reason))
       this.waiting.clear()
-      for (const closer of this.closers) closer(reason)
+      for (const closer of this.closers) closer(reason, event.code)
     })
   }
 
@@ -71,6 +76,9 @@ export class Client {
   /** Calls a method; resolves with its payload, rejects with an {@link ApiError}. */
   call<T = unknown>(method: string, params: unknown = {}): Promise<T> {
     const id = this.next++
+    if (this.socket.readyState !== WebSocket.OPEN) {
+      return Promise.reject(new ApiError('unavailable', 'the connection to the server is lost'))
+    }
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject })
       this.socket.send(JSON.stringify({ type: 'req', id, method, params }))
@@ -85,7 +93,8 @@ export class Client {
     return () => set.delete(listener)
   }
 
-  onClose(listener: (reason: string) => void): () => void {
+  /** Listens to the connection closing, with the reason and the WebSocket close code. */
+  onClose(listener: (reason: string, code: number) => void): () => void {
     this.closers.add(listener)
     return () => this.closers.delete(listener)
   }

@@ -1,10 +1,11 @@
 // Entry point of the management UI: signs in with a token (kept for this tab only), then
-// shows the app.
+// shows the app; a lost connection reconnects with the same token (connection.tsx).
 
 import { render } from 'preact'
-import { useEffect, useState } from 'preact/hooks'
-import { ApiError, Client } from './api'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { ApiError, Client, REVOKED_CLOSE_CODE } from './api'
 import { App } from './app'
+import { ConnectionLost, type LostConnection, reconnectDelay } from './connection'
 import { SignIn } from './pages/signin'
 import { type Session, SessionContext, tokenStore } from './session'
 import { redeemSignInCode, takeSignInCode } from './signin-link'
@@ -47,6 +48,44 @@ function Root() {
   const [session, setSession] = useState<Session>()
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState(() => signInCode !== undefined || tokenStore.get() !== null)
+  const [lost, setLost] = useState<LostConnection>()
+  const retry = useRef<ReturnType<typeof setTimeout>>()
+
+  const signedOut = (message: string) => {
+    clearTimeout(retry.current)
+    tokenStore.clear()
+    setLost(undefined)
+    setSession(undefined)
+    setError(message)
+  }
+
+  /** Watches a session's connection: a revoked token signs out, anything else reconnects. */
+  const watch = (opened: Session, token: string) => {
+    opened.client.onClose((reason, code) => {
+      if (code === REVOKED_CLOSE_CODE) signedOut(`Signed out: ${reason}.`)
+      else reconnect(token, reason, 0)
+    })
+  }
+
+  const reconnect = (token: string, reason: string, attempt: number) => {
+    const attemptNow = async () => {
+      clearTimeout(retry.current)
+      setLost((now) => (now ? { ...now, retryAt: Date.now() } : now))
+      try {
+        const opened = await open(token)
+        watch(opened, token)
+        setLost(undefined)
+        setSession(opened)
+      } catch (e) {
+        if (e instanceof ApiError && e.code === 'unauthorized') signedOut(e.message)
+        else reconnect(token, e instanceof ApiError ? e.message : String(e), attempt + 1)
+      }
+    }
+    const wait = reconnectDelay(attempt)
+    clearTimeout(retry.current)
+    retry.current = setTimeout(() => void attemptNow(), wait)
+    setLost({ reason, retryAt: Date.now() + wait, retryNow: () => void attemptNow() })
+  }
 
   const signIn = async (token: string) => {
     setBusy(true)
@@ -54,10 +93,7 @@ function Root() {
     try {
       const opened = await open(token)
       tokenStore.set(token)
-      opened.client.onClose((reason) => {
-        setSession(undefined)
-        setError(`Signed out: ${reason}.`)
-      })
+      watch(opened, token)
       setSession(opened)
     } catch (e) {
       tokenStore.clear()
@@ -82,6 +118,7 @@ function Root() {
   if (!session) return <SignIn onSignIn={signIn} error={error} busy={busy} />
   return (
     <SessionContext.Provider value={session}>
+      {lost && <ConnectionLost lost={lost} />}
       <App />
     </SessionContext.Provider>
   )

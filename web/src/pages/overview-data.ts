@@ -106,6 +106,8 @@ export function useOverview(params: Record<string, unknown> | undefined, paused:
   const generation = useRef(0)
   const timer = useRef<ReturnType<typeof setTimeout>>()
   const followUp = useRef<ReturnType<typeof setTimeout>>()
+  /** The first client needs no second read: the window's effect reads it. */
+  const first = useRef(true)
 
   const load = () => {
     const asked = live.current.key
@@ -156,6 +158,10 @@ export function useOverview(params: Record<string, unknown> | undefined, paused:
     }
     const stops = PUSHES.map((event) => client.on(event, soon))
     const closed = client.onClose(() => setState('disconnected'))
+    // A new client (first render, or a reconnection): live again, and read afresh.
+    setState(live.current.paused ? 'paused' : 'live')
+    if (!first.current) load()
+    first.current = false
     const tick = setInterval(() => {
       if (!live.current.paused) load()
     }, TICK_MS)
