@@ -6,17 +6,13 @@
 // so the run again is the same run. The workers are a bounded pool (size, queue bound);
 // one that runs past its limit is stopped and replaced, and the hook denies with the cause.
 
-import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
-import { pathToFileURL } from 'node:url'
-import { type MessagePort, Worker } from 'node:worker_threads'
-import type { HookSpec, JsonObject } from '../core/index.js'
-import { type PoolWorkerData, WorkerPool } from '../worker-pool/index.js'
+import type { JsonObject } from '../core/index.js'
+import { type IsolateMode, isolates, WorkerPool, workerStarter } from '../worker-pool/index.js'
 import type { HostOp, ScriptJob, ScriptJobResult } from './script-job.js'
 import type { ScriptState } from './script-state.js'
 
-/** Which script hooks may be moved off the main thread. */
-export type IsolateMode = 'tenant' | 'all' | 'none'
+export type { IsolateMode }
 
 /** Settings of script isolation (`scripts:` in warden.yaml). */
 export interface ScriptIsolation {
@@ -52,28 +48,13 @@ export function defaultIsolation(): ScriptIsolation {
   }
 }
 
-/** Whether a hook's runs may move to a worker under `mode`. */
-export function isolates(mode: IsolateMode, hook: Pick<HookSpec, 'scope'>): boolean {
-  return mode === 'all' || (mode === 'tenant' && hook.scope.tenant !== undefined)
-}
+export { isolates }
 
-const HERE = import.meta.url
-/** Run from TypeScript source (tests, `tsx`): the worker registers the same loader. */
-const FROM_SOURCE = HERE.endsWith('.ts')
-const ENTRY = new URL(FROM_SOURCE ? './script-worker.ts' : './script-worker.js', HERE)
 /** Heap a script worker may use, in MB: past it the worker stops and the run denies. */
 const WORKER_HEAP_MB = 128
 
 /** Starts one script worker thread. */
-function startScriptWorker(workerData: PoolWorkerData, transferList: MessagePort[]): Worker {
-  const options = { workerData, transferList, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } }
-  if (!FROM_SOURCE) return new Worker(ENTRY, options)
-  const tsx = createRequire(HERE)
-    .resolve('tsx/package.json')
-    .replace(/package\.json$/, 'dist/esm/api/index.mjs')
-  const boot = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((m) => { m.register(); return import(${JSON.stringify(ENTRY.href)}) })`
-  return new Worker(boot, { ...options, eval: true, execArgv: [] })
-}
+const startScriptWorker = workerStarter(import.meta.url, 'script-worker', WORKER_HEAP_MB)
 
 /** What a run's host calls may reach: its own tenant's counters and cache, the hooks it may list. */
 export interface RunScope {

@@ -7,15 +7,12 @@
 // queue never waits behind tenant scripts, nor theirs behind it); a scan past the hook's
 // time is stopped, its worker replaced, and the hook denies with the cause.
 
-import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
-import { pathToFileURL } from 'node:url'
-import { type MessagePort, Worker } from 'node:worker_threads'
-import type { HookSpec, JsonObject, Verdict } from '../../core/index.js'
-import { type PoolWorkerData, WorkerPool } from '../../worker-pool/index.js'
+import type { JsonObject, Verdict } from '../../core/index.js'
+import { type IsolateMode, isolates, WorkerPool, workerStarter } from '../../worker-pool/index.js'
 
 /** Which detector hooks may scan off the main thread. */
-export type DetectorIsolateMode = 'tenant' | 'all' | 'none'
+export type DetectorIsolateMode = IsolateMode
 
 /** Settings of detector isolation (`detectors:` in warden.yaml). */
 export interface DetectorIsolation {
@@ -58,9 +55,7 @@ export function defaultDetectorIsolation(): DetectorIsolation {
 }
 
 /** Whether a hook's large scans may move to a worker under `mode`. */
-export function detectorIsolates(mode: DetectorIsolateMode, hook: Pick<HookSpec, 'scope'>): boolean {
-  return mode === 'all' || (mode === 'tenant' && hook.scope.tenant !== undefined)
-}
+export const detectorIsolates = isolates
 
 /** One scan in a worker: the hook's handler config (plain data) and the event's parts it reads. */
 export interface DetectorJob {
@@ -71,23 +66,11 @@ export interface DetectorJob {
   event: { payload: JsonObject; context?: { cwd?: unknown } }
 }
 
-const HERE = import.meta.url
-/** Run from TypeScript source (tests, `tsx`): the worker registers the same loader. */
-const FROM_SOURCE = HERE.endsWith('.ts')
-const ENTRY = new URL(FROM_SOURCE ? './worker.ts' : './worker.js', HERE)
 /** Heap a detector worker may use, in MB: a payload of tens of MB fits; past it the scan denies. */
 const WORKER_HEAP_MB = 256
 
 /** Starts one detector worker thread. */
-function startDetectorWorker(workerData: PoolWorkerData, transferList: MessagePort[]): Worker {
-  const options = { workerData, transferList, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } }
-  if (!FROM_SOURCE) return new Worker(ENTRY, options)
-  const tsx = createRequire(HERE)
-    .resolve('tsx/package.json')
-    .replace(/package\.json$/, 'dist/esm/api/index.mjs')
-  const boot = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((m) => { m.register(); return import(${JSON.stringify(ENTRY.href)}) })`
-  return new Worker(boot, { ...options, eval: true, execArgv: [] })
-}
+const startDetectorWorker = workerStarter(import.meta.url, 'worker', WORKER_HEAP_MB)
 
 /** The detector workers of one handler (started when first needed). */
 export class DetectorWorkers {
