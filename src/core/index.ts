@@ -94,5 +94,6 @@ export { compileCondition, compileMatcher, conditionVars, scopeCovers } from './
 export type { ApprovalAnswer, ApprovalRequest, Approver } from './outcome.js'
 export { renderReminders } from './outcome.js'
 export { knownPayloadBytes, payloadBytes } from './size.js'
+export { ThrottledCount } from './throttled-count.js'
 export type { TurnCapOptions } from './turn-cap.js'
 export { TurnCap, turnKeyOf } from './turn-cap.js'

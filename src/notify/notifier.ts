@@ -7,7 +7,13 @@
 // work happens on a later turn of the event loop, never on the decision path.
 
 import { Counter, Gauge, type Registry } from 'prom-client'
-import type { BreakerTrip, DecisionRecord, HookSpec, Recorder } from '../core/index.js'
+import {
+  type BreakerTrip,
+  type DecisionRecord,
+  type HookSpec,
+  type Recorder,
+  ThrottledCount,
+} from '../core/index.js'
 import type { OutboundClient } from '../net/index.js'
 import { approvalItem, breakerItem, denyRateItem, failingItem, type NotificationItem } from './messages.js'
 import { type DropReason, RouteSender } from './sender.js'
@@ -50,7 +56,7 @@ export class Notifier {
   private readonly pending: DecisionRecord[] = []
   private draining = false
   private readonly deadlines = new Map<string, ReturnType<typeof setTimeout>>()
-  private readonly lastDropLog = new Map<string, { at: number; count: number }>()
+  private readonly dropLog = new ThrottledCount(DROP_LOG_EVERY_MS)
   private readonly sent: Counter<'route'> | undefined
   private readonly dropped: Counter<'route' | 'reason'> | undefined
   private readonly now: () => number
@@ -204,18 +210,12 @@ export class Notifier {
 
   private drop(route: string, reason: DropReason, items: number, cause: string): void {
     this.dropped?.inc({ route, reason }, items)
-    const key = `${route}\u0000${reason}`
-    const now = this.now()
-    const last = this.lastDropLog.get(key) ?? { at: 0, count: 0 }
-    last.count += items
-    this.lastDropLog.set(key, last)
-    if (now - last.at < DROP_LOG_EVERY_MS) return
+    const total = this.dropLog.add(`${route}\u0000${reason}`, items, this.now())
+    if (total === undefined) return
     this.options.log?.warn(
-      { event: 'security.notify.dropped', route, reason, count: last.count },
-      `${last.count} notification item(s) for route ${route} were dropped (${reason}): ${cause}`,
+      { event: 'security.notify.dropped', route, reason, count: total },
+      `${total} notification item(s) for route ${route} were dropped (${reason}): ${cause}`,
     )
-    last.at = now
-    last.count = 0
   }
 
   /** Stops watching, sends what is queued within `deadlineMs`, and drops the rest (counted). */

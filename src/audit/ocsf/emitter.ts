@@ -6,7 +6,7 @@
 // (`warden_ocsf_dropped_total`) and in the security log.
 
 import { Counter, Gauge, type Registry } from 'prom-client'
-import type { DecisionRecord, Recorder } from '../../core/index.js'
+import { type DecisionRecord, type Recorder, ThrottledCount } from '../../core/index.js'
 import { ocsfEventOf } from './event.js'
 import type { OcsfSink } from './sinks.js'
 
@@ -45,7 +45,7 @@ export class OcsfEmitter {
   private closed = false
   private readonly emitted: Counter<'sink'> | undefined
   private readonly dropped: Counter<'sink' | 'reason'> | undefined
-  private readonly lastLog = new Map<string, { at: number; count: number }>()
+  private readonly dropLog = new ThrottledCount(DROP_LOG_EVERY_MS)
 
   constructor(private readonly options: OcsfEmitterOptions) {
     this.states = options.sinks.map((sink) => ({
@@ -169,18 +169,12 @@ export class OcsfEmitter {
 
   private drop(sink: string, reason: string, count: number, cause: string): void {
     this.dropped?.inc({ sink, reason }, count)
-    const key = `${sink}\u0000${reason}`
-    const now = Date.now()
-    const last = this.lastLog.get(key) ?? { at: 0, count: 0 }
-    last.count += count
-    this.lastLog.set(key, last)
-    if (now - last.at < DROP_LOG_EVERY_MS) return
+    const total = this.dropLog.add(`${sink}\u0000${reason}`, count, Date.now())
+    if (total === undefined) return
     this.options.log?.warn(
-      { event: 'security.ocsf.dropped', sink, reason, count: last.count },
-      `${last.count} OCSF event(s) for the ${sink} sink were dropped (${reason}): ${cause}`,
+      { event: 'security.ocsf.dropped', sink, reason, count: total },
+      `${total} OCSF event(s) for the ${sink} sink were dropped (${reason}): ${cause}`,
     )
-    last.at = now
-    last.count = 0
   }
 
   /** Writes what is queued within `deadlineMs`, drops the rest (counted), closes the sinks. */
