@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { quantile } from '../../bench/lib.js'
-import { aos, type Loose, type Served, serve, storeAt, tempDir, token } from '../server/management-helper.js'
+import { callTool, expectNeighbourKept, neighbourWindow, summary } from '../helpers/neighbours.js'
+import { type Served, serve, storeAt, tempDir, token } from '../server/management-helper.js'
 
 /** Seven nested all() over ten-element lists: 10^7 steps if nothing bounds it. */
 function nestedAll(depth: number): string {
@@ -78,36 +78,8 @@ interface Tenant {
   secret: string
 }
 
-/** One tool call as a tenant's agent; the decision, its message and how long it took. */
-async function call(
-  url: string,
-  tenant: Tenant,
-  tool: string,
-  inputs: Record<string, unknown>,
-): Promise<{ decision: string; message: string; ms: number }> {
-  const started = performance.now()
-  const answer = await aos(
-    url,
-    {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'steps/toolCallRequest',
-      params: {
-        toolCallRequest: {
-          executionId: `e-${randomUUID()}`,
-          toolId: tool,
-          inputs: Object.entries(inputs).map(([name, value]) => ({ name, value })),
-        },
-        context: { agent: { id: 'agent-1', name: 'agent' }, session: { id: 's-1' } },
-      },
-    },
-    { authorization: `Bearer ${tenant.secret}` },
-  )
-  const ms = performance.now() - started
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-  const result = answer.body.result as Loose
-  return { decision: result.decision, message: String(result.message ?? result.reasoning ?? ''), ms }
-}
+const call = (url: string, tenant: Tenant, tool: string, inputs: Record<string, unknown>) =>
+  callTool(url, tenant.secret, tool, inputs)
 
 interface Hostile {
   tool: string
@@ -142,27 +114,11 @@ const HOSTILE: Hostile[] = [
   { tool: BACKTRACKS, inputs: {}, decision: 'allow', cause: /./ },
 ]
 
-interface Latencies {
-  n: number
-  p50: number
-  p99: number
-}
-
-function latencies(samples: number[]): Latencies {
-  return { n: samples.length, p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) }
-}
-
 /**
  * For `ms`: the good tenant's calls (one at a time, 10 ms apart) and /healthz (likewise)
  * while the attacker's calls cycle through `calls` back to back.
  */
-async function measure(
-  url: string,
-  good: Tenant,
-  ms: number,
-  attacker: Tenant,
-  calls: readonly Hostile[],
-): Promise<{ hostileCalls: number; traffic: Latencies; health: Latencies }> {
+async function measure(url: string, good: Tenant, ms: number, attacker: Tenant, calls: readonly Hostile[]) {
   const until = performance.now() + ms
   let hostileCalls = 0
   const hostileLoop = (async () => {
@@ -172,29 +128,11 @@ async function measure(
       hostileCalls++
     }
   })()
-  const traffic: number[] = []
-  const trafficLoop = (async () => {
-    for (let i = 0; performance.now() < until; i++) {
-      const command = i % 2 === 0 ? 'ls -la' : 'rm -rf /'
-      const answer = await call(url, good, 'exec', { command })
-      expect(answer.decision).toBe(i % 2 === 0 ? 'allow' : 'deny')
-      traffic.push(answer.ms)
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-  })()
-  const health: number[] = []
-  const healthLoop = (async () => {
-    while (performance.now() < until) {
-      const started = performance.now()
-      const response = await fetch(`${url}/healthz`)
-      await response.text()
-      expect(response.status).toBe(200)
-      health.push(performance.now() - started)
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-  })()
-  await Promise.all([hostileLoop, trafficLoop, healthLoop])
-  return { hostileCalls, traffic: latencies(traffic), health: latencies(health) }
+  const [window] = await Promise.all([
+    neighbourWindow(url, good.secret, () => performance.now() >= until, 10),
+    hostileLoop,
+  ])
+  return { hostileCalls, ...summary([window]) }
 }
 
 describe('hostile hooks of one tenant on warden serve', () => {
@@ -231,14 +169,13 @@ describe('hostile hooks of one tenant on warden serve', () => {
     // neighbour costs by itself, whatever its hooks.
     const busy = await measure(warden.url, good, 4000, evil, BENIGN)
     const hostile = await measure(warden.url, good, 10_000, evil, HOSTILE)
-    const summary = JSON.stringify({ busy, hostile })
-    expect(hostile.hostileCalls, summary).toBeGreaterThan(20)
-    expect(hostile.traffic.n, summary).toBeGreaterThan(50)
-    // The bound is 50 ms. A shared machine with more runnable work than cores can miss it
-    // with a merely busy neighbour; then the bound is twice what was measured with one
-    // (unbounded, the hostile hooks hold the server for seconds at a time).
-    const bound = (busyP99: number) => Math.max(50, 2 * busyP99)
-    expect(hostile.traffic.p99, summary).toBeLessThan(bound(busy.traffic.p99))
-    expect(hostile.health.p99, summary).toBeLessThan(bound(busy.health.p99))
+    const seen = JSON.stringify({ busy, hostile })
+    expect(hostile.hostileCalls, seen).toBeGreaterThan(20)
+    expect(hostile.traffic.n, seen).toBeGreaterThan(50)
+    // A shared machine with more runnable work than cores can miss 50 ms with a merely busy
+    // neighbour; the bound is then twice what was measured with one (unbounded, the hostile
+    // hooks hold the server for seconds at a time). The good tenant's calls are paced, so
+    // only latency is bounded here.
+    expectNeighbourKept(busy, hostile, seen, false)
   }, 60_000)
 })
