@@ -119,10 +119,10 @@ describe('warden llm: approvals and failures', () => {
   })
 
   it('answers 502 in each API’s shape when the upstream is down', async () => {
-    const down = await startModelServer()
-    const url = down.url
-    await down.close()
-    const lost = await startLlmGateway({ engine, upstream: new URL(url) })
+    // Port 9 (discard), where nothing listens: a port freed by closing a server of this test
+    // could be taken by another file's server while the suite runs, whose answer (a 503) the
+    // gateway would rightly pass on.
+    const lost = await startLlmGateway({ engine, upstream: new URL('http://127.0.0.1:9/') })
     try {
       const viaAnthropic = new Anthropic({
         baseURL: lost.url.href.replace(/\/$/, ''),

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { EventContext, Json, JsonObject, OnCallerGone } from '../../core/index.js'
 import { errorMessage } from '../../core/index.js'
-import { type Upstream, UpstreamError, type UpstreamRequest } from '../kit/index.js'
+import { CallerGone, type Upstream, UpstreamError, type UpstreamRequest } from '../kit/index.js'
 import type { A2aChecks } from './checks.js'
 import type { A2aLimits } from './limits.js'
 import type { A2aMethodInfo } from './methods.js'
@@ -38,7 +38,7 @@ export interface TransportCall {
   target: Target
   requestId: string
   /** The upstream request for the (checked) params; `unchanged` when no hook modified them. */
-  upstreamRequest(params: JsonObject, signal: AbortSignal, unchanged: boolean): UpstreamRequest
+  upstreamRequest(params: JsonObject, signal: CallerGone, unchanged: boolean): UpstreamRequest
   /**
    * Reads the upstream's whole answer: the value to check, or an upstream error to pass on
    * as it came, or garbage.
@@ -65,7 +65,8 @@ export async function forwardCall(
   call: TransportCall,
   res: ServerResponse,
 ): Promise<void> {
-  const gone = new AbortController()
+  // What undici takes as a signal, at a fraction of an AbortController's cost per call.
+  const gone = new CallerGone()
   const onClose = () => {
     if (!res.writableFinished) gone.abort()
   }
@@ -82,9 +83,9 @@ export async function forwardCall(
       callerGone(res),
     )
     if (!checked.ok) return res.destroyed ? undefined : call.refuse(res, checked.refusal)
-    if (gone.signal.aborted) return
-    const request = call.upstreamRequest(checked.params, gone.signal, checked.params === call.params)
-    if (call.info.streaming) return await openStream(deps, call, checked.context, request, res, gone.signal)
+    if (gone.aborted) return
+    const request = call.upstreamRequest(checked.params, gone, checked.params === call.params)
+    if (call.info.streaming) return await openStream(deps, call, checked.context, request, res, gone)
     const answer = await deps.upstream.call(request)
     const read = call.readAnswer(answer.status, answer.text)
     if (read.type === 'garbage') return call.refuse(res, upstreamFailure('garbage', read.reason))
@@ -107,7 +108,7 @@ export async function forwardCall(
     if (result.value === read.value) call.answer(res, result.value, answer.text)
     else call.answer(res, result.value)
   } catch (error) {
-    if (gone.signal.aborted) return
+    if (gone.aborted) return
     const refusal =
       error instanceof UpstreamError
         ? upstreamFailure(error.kind, error.message)
@@ -126,7 +127,7 @@ async function openStream(
   context: EventContext,
   request: UpstreamRequest,
   res: ServerResponse,
-  gone: AbortSignal,
+  gone: CallerGone,
 ): Promise<void> {
   const stream = await deps.upstream.open(request)
   if (!stream.contentType.startsWith('text/event-stream')) {

@@ -9,6 +9,7 @@
 
 import type { Readable } from 'node:stream'
 import type { EventContext, Json, JsonObject } from '../../core/index.js'
+import type { CallerGone } from '../kit/index.js'
 import type { A2aChecks } from './checks.js'
 import type { A2aLimits } from './limits.js'
 import type { A2aOperation } from './methods.js'
@@ -48,7 +49,7 @@ export interface RelayOptions {
   body: Readable
   sink: RelaySink
   /** Aborted when the client goes away. */
-  clientGone: AbortSignal
+  clientGone: CallerGone
   log?: (line: string) => void
 }
 
@@ -94,7 +95,7 @@ export async function relayStream(options: RelayOptions): Promise<void> {
     finished = true
     body.destroy()
   }
-  options.clientGone.addEventListener('abort', onGone, { once: true })
+  options.clientGone.once('abort', onGone)
 
   const respond = (result: Json) =>
     options.checks.response(options.call, options.id, result, options.context, options.target)
@@ -224,7 +225,7 @@ export async function relayStream(options: RelayOptions): Promise<void> {
     }
   } finally {
     clearTimeout(timer)
-    options.clientGone.removeEventListener('abort', onGone)
+    options.clientGone.off('abort', onGone)
     if (!body.destroyed) body.destroy()
   }
 }
