@@ -91,17 +91,18 @@ export function composedCanonical(
  * undefined when the message has no such member.
  */
 function canonicalAround(message: Record<string, unknown>, holder: string): [string, string] | undefined {
-  const parts: string[] = []
-  let at = -1
+  let before = '{'
+  let after: string | undefined
   for (const key of Object.keys(message).sort()) {
     const value = message[key]
     if (value === undefined || typeof value === 'symbol') continue
-    if (key === holder) at = parts.push(`${jcs(key)}:`) - 1
-    else parts.push(`${jcs(key)}:${jcs(value)}`)
+    if (key === holder) {
+      before += `${before.length > 1 ? ',' : ''}${jcs(key)}:`
+      after = ''
+    } else if (after === undefined) before += `${before.length > 1 ? ',' : ''}${jcs(key)}:${jcs(value)}`
+    else after += `,${jcs(key)}:${jcs(value)}`
   }
-  if (at < 0) return undefined
-  const rest = parts.slice(at + 1)
-  return [`{${parts.slice(0, at + 1).join(',')}`, `${rest.length > 0 ? ',' : ''}${rest.join(',')}}`]
+  return after === undefined ? undefined : [before, `${after}}`]
 }
 
 /**

@@ -130,13 +130,14 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
       )
     }
     const id = shell.id
+    if (shell.method === 'handshake/hello') {
+      return hello(message as JsonObject, shell.params, sessionId, id, caller).then(
+        undefined,
+        (error: unknown) => failure(id, undefined, error),
+      )
+    }
     let checked: AcsRequest | undefined
-    const failed = (error: unknown) => failure(id, checked, error)
     try {
-      if (shell.method === 'handshake/hello') {
-        const answered = hello(message as JsonObject, shell.params, sessionId, id, caller)
-        return answered.then(undefined, failed)
-      }
       const request = checkEnvelope(shell)
       checked = request
       request.tenant = tenantOf(request.params, caller)
@@ -154,9 +155,11 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
           ),
         )
       })
-      return answer instanceof Promise ? answer.then(undefined, failed) : answer
+      return answer instanceof Promise
+        ? answer.then(undefined, (error: unknown) => failure(id, request, error))
+        : answer
     } catch (error) {
-      return failed(error)
+      return failure(id, checked, error)
     }
   }
 

@@ -49,21 +49,29 @@ export function verifiedAlgorithms(settings: AcsSettings): string[] {
   return names
 }
 
+/** A session's key under one of the Guardian's keys, and what it does. */
+interface SessionKey {
+  key: Buffer
+  mac: HmacSha256Key
+  signer: EnvelopeSigner
+}
+
 function refuse(message: string): AcsError {
   return new AcsError(ACS_ERRORS.signatureInvalid, message)
 }
 
 /** Creates the signature check of a Guardian. */
 export function createSignatureCheck(settings: AcsSettings, now: () => number): SignatureCheck {
-  /** Per key and session: the derived key and its HMAC, prepared once. */
-  const sessionKeys = new Map<string, { key: Buffer; mac: HmacSha256Key }>()
+  /** Per key and session: the derived key, its HMAC prepared once, and its answer signer. */
+  const sessionKeys = new Map<string, SessionKey>()
 
-  function sessionKey(key: AcsKey, sessionId: string): { key: Buffer; mac: HmacSha256Key } {
+  function sessionKey(key: AcsKey, sessionId: string): SessionKey {
     const cacheKey = `${key.id}\u0000${sessionId}`
     let derived = sessionKeys.get(cacheKey)
     if (!derived) {
       const bytes = deriveSessionKey(key.material, sessionId, settings.keyDerivation)
-      derived = { key: bytes, mac: prepareHmacSha256(bytes) }
+      const mac = prepareHmacSha256(bytes)
+      derived = { key: bytes, mac, signer: { id: key.id, algorithm: HMAC_ALGORITHM, sign: mac.base64 } }
       sessionKeys.set(cacheKey, derived)
       if (sessionKeys.size > MAX_SESSION_KEYS) {
         const oldest = sessionKeys.keys().next().value
@@ -136,8 +144,7 @@ export function createSignatureCheck(settings: AcsSettings, now: () => number): 
     if (chosen) return chosen
     const current = settings.keys[0]
     if (!current) return settings.signingKeys[0]
-    const { mac } = sessionKey(current, sessionId)
-    return { id: current.id, algorithm: HMAC_ALGORITHM, sign: mac.base64 }
+    return sessionKey(current, sessionId).signer
   }
 
   function signedAndValid(sessionId: string, message: JsonObject): boolean {
