@@ -426,7 +426,7 @@ export default async function bench(): Promise<BenchResult[]> {
       },
     },
     {
-      name: 'in process (protocol work alone, informational): ACS vs AOS handleBody (req/s)',
+      name: 'in process (protocol work alone, informational): ACS vs AOS, each service answering a body (req/s)',
       value: Math.round(local.acs),
       baseline: Math.round(local.aos),
       unit: 'req/s',
