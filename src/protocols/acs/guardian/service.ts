@@ -163,6 +163,7 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     }
   }
 
+  /** Answers `handshake/hello` with the signed ServerHello (§4). */
   async function hello(
     message: JsonObject,
     params: JsonObject,
@@ -170,15 +171,15 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     id: string | number,
     caller: AcsCaller,
   ): Promise<JsonObject> {
-    const hello = await handshakes.accept(message, params, tenantOf(params, caller))
-    const selected = hello.selected_signature_algorithm
+    const accepted = await handshakes.accept(message, params, tenantOf(params, caller))
+    const selected = accepted.selected_signature_algorithm
     return respond(
       {
         id,
         ...(sessionId ? { sessionId } : {}),
         ...(typeof selected === 'string' ? { answerAlgorithm: selected } : {}),
       },
-      hello,
+      accepted,
     )
   }
 
