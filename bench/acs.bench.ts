@@ -8,8 +8,9 @@
 //   cost) and fed one per request through autocannon's `setupRequest`; AOS goes through the
 //   same callback with its one body, so the generator does the same work for both. Every
 //   answer is checked to be an allow decision. The server reports its CPU time, so the
-//   figures say whether the server (not the generator) was the bottleneck.
-// - in process: each service's `handleBody`, which shows the protocol work alone.
+//   figures say whether the server (not the generator) was the bottleneck. The server runs the
+//   compiled package (dist/, built by `npm run bench`), as `warden serve` does.
+// - in process: each service's answer to a body (from src/), which shows the protocol work alone.
 // Rounds are interleaved and each side keeps its best. Goal (HTTP): ACS >= 0.8x of AOS.
 // On a database: the same signed load on two servers with a SQLite ledger, one keeping the
 // sessions' state (handshakes, Intents, ASKs, deferrals) in the database as a cluster does,
@@ -32,14 +33,11 @@ import {
   acsRequest,
   clientHello,
   createAcsService,
-  createMemoryLedger,
   deriveSessionKey,
   settingsWith,
   signMessage,
 } from '../src/protocols/acs/index.js'
 import { createAosService } from '../src/protocols/aos/index.js'
-import { createServer, listen, openAcsLedger } from '../src/server/index.js'
-import { openStore } from '../src/store/index.js'
 import { type PostgresServer, startPostgres } from '../test/setup/postgres.js'
 import type { BenchResult } from './lib.js'
 
@@ -141,24 +139,47 @@ const REPLAY_IDS = 4 * (HTTP_ROUNDS + 1) * HTTP_REQUESTS
  * postgres:// URL, migrated here) with the sessions' state there too, or (ACS_BENCH_STATE=memory)
  * in this process's memory as a single instance kept it.
  */
-async function benchLedger(): Promise<AcsLedger> {
+async function benchLedger(server: ServerModules): Promise<AcsLedger> {
   const location = process.env.ACS_BENCH_DB
-  if (!location) return createMemoryLedger({ maxKeys: Math.max(200_000, REPLAY_IDS) })
-  await (await openStore(location, { cwd: process.cwd() })).close()
-  const ledger = openAcsLedger(location)
+  if (!location) return server.acs.createMemoryLedger({ maxKeys: Math.max(200_000, REPLAY_IDS) })
+  await (await server.store.openStore(location, { cwd: process.cwd() })).close()
+  const ledger = server.server.openAcsLedger(location)
   if (process.env.ACS_BENCH_STATE !== 'memory') return ledger
   const { sessions: _kept, ...withoutSessions } = ledger
   return withoutSessions
 }
 
+/**
+ * The server runs the compiled package (dist/), as `warden serve` does (`npm run bench`
+ * builds it); ACS_BENCH_SOURCE=1 runs it from src/ through tsx instead.
+ */
+interface ServerModules {
+  engine: typeof import('../src/index.js')
+  acs: typeof import('../src/protocols/acs/index.js')
+  server: typeof import('../src/server/index.js')
+  store: typeof import('../src/store/index.js')
+}
+
+async function serverModules(): Promise<ServerModules> {
+  const root = new URL(process.env.ACS_BENCH_SOURCE === '1' ? '../src/' : '../dist/', import.meta.url).href
+  const load = (path: string) => import(`${root}${path}`)
+  return {
+    engine: await load('index.js'),
+    acs: await load('protocols/acs/index.js'),
+    server: await load('server/index.js'),
+    store: await load('store/index.js'),
+  }
+}
+
 async function serve(): Promise<void> {
-  const engine = createEngine({ hooks: HOOKS })
-  const app = await createServer({
+  const modules = await serverModules()
+  const engine = modules.engine.createEngine({ hooks: HOOKS })
+  const app = await modules.server.createServer({
     engine,
-    acs: { settings: settingsWith({ keys: [{ ...KEY }] }), ledger: await benchLedger() },
+    acs: { settings: modules.acs.settingsWith({ keys: [{ ...KEY }] }), ledger: await benchLedger(modules) },
     plugins: [statsRoute],
   })
-  process.stdout.write(`${await listen(app, { port: 0, host: '127.0.0.1' })}\n`)
+  process.stdout.write(`${await modules.server.listen(app, { port: 0, host: '127.0.0.1' })}\n`)
 }
 
 if (process.env.ACS_BENCH_ROLE === 'server') await serve()
@@ -340,7 +361,7 @@ async function inProcess(): Promise<{ aos: number; acs: number }> {
     const signed = acsBodies([sessionId], REQUESTS)
     const aosBodies = Array.from({ length: REQUESTS }, () => AOS_BODY)
     const aosRate = await throughput(aosBodies, (b) => aos.handleBody(b, {}))
-    const acsRate = await throughput(signed, (b) => acs.handleBody(b))
+    const acsRate = await throughput(signed, async (b) => acs.answerBody(b))
     best = { aos: Math.max(best.aos, aosRate), acs: Math.max(best.acs, acsRate) }
   }
   await engine.close()
@@ -405,7 +426,7 @@ export default async function bench(): Promise<BenchResult[]> {
       },
     },
     {
-      name: 'in process (protocol work alone, informational): ACS vs AOS handleBody (req/s)',
+      name: 'in process (protocol work alone, informational): ACS vs AOS, each service answering a body (req/s)',
       value: Math.round(local.acs),
       baseline: Math.round(local.aos),
       unit: 'req/s',

@@ -54,10 +54,13 @@ export function acsRoute(options: AcsRouteOptions): { service: AcsService; route
     ...(options.approver ? { approver: options.approver } : {}),
     ...(options.ocsfEnabled !== undefined ? { ocsfEnabled: options.ocsfEnabled } : {}),
   })
-  const route: DataPlaneRoute = (body, { tenant, onCallerGone }) =>
-    service
-      .handleBody(body, typeof tenant === 'string' ? { tenant, onCallerGone } : { onCallerGone })
-      .then((answer) => service.replyText(answer))
+  const route: DataPlaneRoute = (body, { tenant, onCallerGone }) => {
+    const answer = service.answerBody(
+      body,
+      typeof tenant === 'string' ? { tenant, onCallerGone } : { onCallerGone },
+    )
+    return answer instanceof Promise ? answer.then(service.replyText) : service.replyText(answer)
+  }
   return { service, route }
 }
 

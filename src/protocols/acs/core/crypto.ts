@@ -91,17 +91,18 @@ export function composedCanonical(
  * undefined when the message has no such member.
  */
 function canonicalAround(message: Record<string, unknown>, holder: string): [string, string] | undefined {
-  const parts: string[] = []
-  let at = -1
+  let before = '{'
+  let after: string | undefined
   for (const key of Object.keys(message).sort()) {
     const value = message[key]
     if (value === undefined || typeof value === 'symbol') continue
-    if (key === holder) at = parts.push(`${jcs(key)}:`) - 1
-    else parts.push(`${jcs(key)}:${jcs(value)}`)
+    if (key === holder) {
+      before += `${before.length > 1 ? ',' : ''}${jcs(key)}:`
+      after = ''
+    } else if (after === undefined) before += `${before.length > 1 ? ',' : ''}${jcs(key)}:${jcs(value)}`
+    else after += `,${jcs(key)}:${jcs(value)}`
   }
-  if (at < 0) return undefined
-  const rest = parts.slice(at + 1)
-  return [`{${parts.slice(0, at + 1).join(',')}`, `${rest.length > 0 ? ',' : ''}${rest.join(',')}}`]
+  return after === undefined ? undefined : [before, `${after}}`]
 }
 
 /**
@@ -184,6 +185,9 @@ export function hmacMatches(key: Uint8Array, input: string, value: string): bool
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
+/** The buffer an entry's hash input is written to (entries are small; a larger one gets its own). */
+const ENTRY_SCRATCH = Buffer.allocUnsafe(16 * 1024)
+
 /**
  * The chain hash of a ContextEntry (§8.2): lowercase-hex SHA-256 of JCS(entry without
  * `entry_hash` and `previous_hash`) followed by the raw 32 bytes of the previous hash.
@@ -191,12 +195,11 @@ export function hmacMatches(key: Uint8Array, input: string, value: string): bool
 export function entryHash(entry: Record<string, unknown>, previousHash: string | null): string {
   const text = stepEntryCanonical(entry) ?? jcsWithout(entry, 'entry_hash', 'previous_hash')
   if (previousHash === null) return sha256Hex(text)
-  const previous = Buffer.from(previousHash, 'hex')
-  const length = Buffer.byteLength(text, 'utf8')
-  const input = Buffer.allocUnsafe(length + previous.length)
-  input.write(text, 0, 'utf8')
-  previous.copy(input, length)
-  return hash('sha256', input, 'hex')
+  const needed = Buffer.byteLength(text, 'utf8') + Math.ceil(previousHash.length / 2)
+  const input = needed <= ENTRY_SCRATCH.length ? ENTRY_SCRATCH : Buffer.allocUnsafe(needed)
+  const length = input.write(text, 0, 'utf8')
+  const end = length + input.write(previousHash, length, 'hex')
+  return hash('sha256', input.subarray(0, end), 'hex')
 }
 
 /** The hashed members of a step's chain entry, in canonical (sorted) order. */

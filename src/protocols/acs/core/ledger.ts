@@ -110,7 +110,8 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): AcsLedger
       if (known !== undefined && known > now) return false
       if (seen.size % 1024 === 0 || seen.size >= maxKeys) sweep(now)
       if (known === undefined && seen.size >= maxKeys) throw new ReplayMemoryFull(maxKeys)
-      seen.delete(key)
+      // An expired id taken over moves to the end, so insertion order stays expiry order.
+      if (known !== undefined) seen.delete(key)
       seen.set(key, expiresAt)
       return true
     },

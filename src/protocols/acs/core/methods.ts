@@ -53,7 +53,11 @@ function wrapped(
   return {
     event,
     denyEligible,
-    toEvent: (payload) => ({ ...build(payload), acs: payload }),
+    toEvent: (payload) => {
+      const event = build(payload)
+      event.acs = payload
+      return event
+    },
     toPayload: (original, modified) => {
       const acs = isObject(modified.acs) ? modified.acs : original
       return back(acs === original ? original : acs, modified)
@@ -125,7 +129,9 @@ const toolCallRequest = wrapped(
     }
     const tool: JsonObject = { name, input: toolInput(payload) }
     if (typeof payload.execution_id === 'string') tool.id = payload.execution_id
-    return { tool, ...(typeof payload.reasoning === 'string' ? { reasoning: payload.reasoning } : {}) }
+    const event: JsonObject = { tool }
+    if (typeof payload.reasoning === 'string') event.reasoning = payload.reasoning
+    return event
   },
   (original, modified) => {
     const tool = isObject(modified.tool) ? modified.tool : undefined

@@ -6,10 +6,12 @@
 export const ACS_VERSION = '0.1.0'
 
 const VERSION = /^(\d+)\.(\d+)\.(\d+)$/
+const MAJOR = ACS_VERSION.split('.')[0]
 
 /** Whether `version` is X.Y.Z with Warden's major version (§3 forward compatibility). */
 export function sameMajor(version: unknown): boolean {
+  if (version === ACS_VERSION) return true
   if (typeof version !== 'string') return false
   const match = VERSION.exec(version)
-  return match !== null && match[1] === ACS_VERSION.split('.')[0]
+  return match !== null && match[1] === MAJOR
 }

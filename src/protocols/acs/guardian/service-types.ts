@@ -1,7 +1,7 @@
 // The ACS service's shape: its options, who called, and what it answers. The service itself
 // is in ./service.ts.
 
-import type { Approver, Engine, JsonObject, OnCallerGone } from '../../../core/index.js'
+import type { Approver, Engine, JsonObject, OnCallerGone, Soon } from '../../../core/index.js'
 import type { AcsLedger } from '../core/index.js'
 import type { AcsTransport } from './handshake.js'
 import type { AnswerCorrection } from './outage.js'
@@ -53,6 +53,11 @@ export type AcsReply = JsonObject | JsonObject[]
 export interface AcsService {
   /** `caller.tenant` pins the tenant (a token's); a request naming another is refused. */
   handleBody(body: Uint8Array, caller?: AcsCaller): Promise<AcsReply>
+  /**
+   * {@link handleBody}, but a single request's answer comes back at once (no promise) when
+   * nothing on its way had to wait: a memory ledger and hooks that answered synchronously.
+   */
+  answerBody(body: Uint8Array, caller?: AcsCaller): Soon<AcsReply>
   handle(body: unknown, caller?: AcsCaller): Promise<AcsReply>
   /**
    * The JSON text of a reply: for a signed response of this service, the text composed when

@@ -3,9 +3,10 @@
 // spec's order (envelope, handshake, timestamp window, signature, replay, chain cross-check),
 // then the engine's decision, the session chain entry and a signed response. The params are
 // canonicalized once per request (signature check and request hash), and a response's JSON
-// text is the canonical form it was signed over, kept for `replyText`.
+// text is the canonical form it was signed over, kept for `replyText`. A single request is
+// answered at once, with no promise, when nothing on its way waits (./step.ts).
 
-import type { EventName, JsonObject } from '../../../core/index.js'
+import type { JsonObject, Soon } from '../../../core/index.js'
 import { decodeBody, errorResponse, type RpcError } from '../../aos/index.js'
 import {
   ACS_ERRORS,
@@ -13,25 +14,20 @@ import {
   AcsError,
   type AcsRequest,
   acsErrorResponse,
-  acsMethod,
   checkEnvelope,
   checkShell,
   createChainAppender,
   createMemoryLedger,
   createMemorySessionState,
-  decisionResult,
-  deferReason,
   isoAt,
   jcsWithout,
   type SessionRef,
-  type SessionSnapshot,
-  type StepRecord,
   sha256Hex,
   signEnvelopeWith,
   syncFormOf,
 } from '../core/index.js'
 import { createTraceEmitter } from '../profiles/index.js'
-import { appendAfter, createIbac, type IbacStep } from './ibac.js'
+import { createIbac } from './ibac.js'
 import { boundedLedger, LedgerUnavailable, postureAnswer } from './outage.js'
 import { createReplayCheck } from './replay.js'
 import { batchRefusal, pingResult, timestampCheck } from './request-checks.js'
@@ -39,6 +35,7 @@ import type { AcsCaller, AcsReply, AcsService, AcsServiceOptions } from './servi
 import { createHandshakes, tenantOf } from './sessions.js'
 import { settingsWith } from './settings.js'
 import { createSignatureCheck } from './signatures.js'
+import { createStepEvaluator, thenSoon } from './step.js'
 
 /** Creates the ACS service over an engine. */
 export function createAcsService(options: AcsServiceOptions): AcsService {
@@ -74,159 +71,17 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
 
   const appendEntry = createChainAppender(ledger, now)
 
-  async function evaluate(
-    request: AcsRequest,
-    ref: SessionRef,
-    session: SessionSnapshot,
-    caller: AcsCaller,
-  ): Promise<JsonObject> {
-    const { mapping, event } = acsMethod(request.method, request.payload)
-    const tenant = request.tenant
-    if (request.chainHash !== undefined && !mapping.denyEligible) {
-      // §8.6, §17.1: a hook that cannot be denied (sessionEnd) cannot carry the deny form of
-      // a chain mismatch, so it gets the error form, before anything is evaluated or chained.
-      const head = await headOf(ref)
-      if (request.chainHash !== head) {
-        throw new AcsError(
-          ACS_ERRORS.chainMismatch,
-          `the chain_hash sent (${request.chainHash.slice(0, 12)}…) is not this session's head (${head?.slice(0, 12) ?? 'none'}); re-fetch session state`,
-          { chain_hash: head ?? null },
-        )
-      }
-    }
-    const payload = mapping.toEvent(request.payload, request.method)
-    const context: JsonObject = {
-      agent: { id: request.agentId },
-      session: { id: request.sessionId },
-      requestId: request.requestId,
-    }
-    if (tenant !== undefined) context.tenantId = tenant
-    const before = ibac.before(request, ref, session, context)
-    const intent = before instanceof Promise ? await before : before
-    const metadata = request.params.metadata as JsonObject
-    if (typeof metadata.turn_id === 'string') context.turnId = metadata.turn_id
-    const decision = await engine.dispatch(
-      caller.onCallerGone
-        ? { event, payload, context, wait: true, onCallerGone: caller.onCallerGone }
-        : { event, payload, context, wait: true },
-    )
-    const recorded = decision.decision
-    if (decision.trace.length === 0 && decision.reasonCode[0] === 'invalid-event') {
-      throw new AcsError(ACS_ERRORS.invalidParams, `params.payload: ${decision.reason}`)
-    }
-    // A non-blocking event (sessionStart) answers allow; a hook's deny there still counts.
-    const denier =
-      decision.decision === 'allow'
-        ? decision.trace.find((t) => t.outcome === 'deny' && !t.shadow)
-        : undefined
-    if (denier) {
-      decision.decision = 'deny'
-      decision.reason = denier.reason ?? `denied by hook "${denier.hook}"`
-      decision.reasonCode = [denier.policy?.id ?? denier.hook]
-    }
-    const after =
-      decision.decision === 'modify' && decision.payload
-        ? mapping.toPayload(request.payload, decision.payload)
-        : undefined
-    const deferred = deferReason(decision) !== undefined
-    const result = decisionResult(decision, request.payload, after, {
-      evaluatorVersion: version,
-      deferTimeoutMs: settings.deferTimeoutMs,
-      denyEligible: mapping.denyEligible,
-      deferralsExhausted: session.deferrals >= settings.maxDeferralsPerSession,
-    })
-    const hold = { decisionId: decision.id, event: { event: event as EventName, payload, context } }
-    try {
-      if (deferred && result.decision === 'defer') await state.countDeferral(ref)
-      const settled = ibac.after(
-        intent,
-        request,
-        result,
-        mapping.denyEligible,
-        recorded,
-        (answer) => options.onAnswerChanged?.({ id: decision.id, ...answer }),
-        caller.onCallerGone ? { ...hold, onCallerGone: caller.onCallerGone } : hold,
-      )
-      const chainedAs = typeof settled === 'string' ? settled : await settled
-      const appended = chained(ref, request, result, decision.id, chainedAs, intent)
-      if (appended) await appended
-      const committed = result.decision !== 'deny' ? ibac.commit(intent) : undefined
-      if (committed) await committed
-    } catch (error) {
-      if (error instanceof LedgerUnavailable) error.decisionId = decision.id
-      throw error
-    }
-    traceStep(request, result, tenant, intent.view)
-    return result
-  }
-
-  /**
-   * Checks the chain_hash sent (a mismatch denies) and appends the session's entry; a
-   * promise only when the ledger is not in memory.
-   */
-  function chained(
-    ref: SessionRef,
-    request: AcsRequest,
-    result: JsonObject,
-    decisionId: string,
-    recorded: string,
-    intent?: IbacStep,
-  ): Promise<void> | undefined {
-    const head = request.chainHash === undefined ? undefined : headOf(ref)
-    if (head instanceof Promise)
-      return head.then((h) => chainOn(h, ref, request, result, decisionId, recorded, intent))
-    return chainOn(head, ref, request, result, decisionId, recorded, intent)
-  }
-
-  function chainOn(
-    head: string | null | undefined,
-    ref: SessionRef,
-    request: AcsRequest,
-    result: JsonObject,
-    decisionId: string,
-    recorded: string,
-    intent?: IbacStep,
-  ): Promise<void> | undefined {
-    let chainedDecision = recorded
-    if (request.chainHash !== undefined && request.chainHash !== head && result.decision !== 'deny') {
-      result.decision = 'deny'
-      result.reasoning = `the chain_hash sent (${request.chainHash.slice(0, 12)}…) is not this session's head (${head?.slice(0, 12) ?? 'none'}); re-fetch session state`
-      result.reason_codes = ['chain_mismatch']
-      delete result.modifications
-      delete result.defer_details
-      if (recorded !== 'deny') {
-        // The audit record is corrected to this deny, so the chain entry records it too.
-        chainedDecision = 'deny'
-        options.onAnswerChanged?.({
-          id: decisionId,
-          decision: 'deny',
-          reason: result.reasoning,
-          reasonCode: ['chain_mismatch'],
-        })
-      }
-    }
-    const step: StepRecord = {
-      step_id: request.requestId,
-      step_type: request.method,
-      request_hash: request.requestHash ?? sha256Hex(jcsWithout(request.params, 'signature')),
-      decision: String(result.decision),
-      decision_id: decisionId,
-      recorded_decision: chainedDecision,
-    }
-    if (intent && Object.keys(intent.entryFields).length > 0) step.fields = intent.entryFields
-    const extension = intent && result.decision !== 'deny' ? ibac.extensionEntry(intent) : undefined
-    // §9.1: an approver's grant is its own ContextEntry, before the step it let through.
-    const appended = extension
-      ? appendAfter(appendEntry, ref, { ...step, step_type: 'intent_extension', fields: extension }, step)
-      : appendEntry(ref, step)
-    if (typeof appended === 'string') {
-      result.chain_hash = appended
-      return undefined
-    }
-    return appended.then((hash) => {
-      result.chain_hash = hash
-    })
-  }
+  const evaluate = createStepEvaluator({
+    engine,
+    settings,
+    version,
+    state,
+    ibac,
+    headOf,
+    appendEntry,
+    traceStep,
+    onAnswerChanged: options.onAnswerChanged,
+  })
 
   /** The failure posture's answer to a request whose ledger step failed. */
   function ledgerFailed(id: string | number, request: AcsRequest, failure: LedgerUnavailable): JsonObject {
@@ -250,7 +105,8 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     return response
   }
 
-  async function one(message: unknown, caller: AcsCaller): Promise<JsonObject> {
+  /** Answers one message; never throws nor rejects. At once when nothing had to wait. */
+  function one(message: unknown, caller: AcsCaller): Soon<JsonObject> {
     let shell: ReturnType<typeof checkShell>
     try {
       shell = checkShell(message)
@@ -273,58 +129,88 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
         pingResult(shell.params, now()),
       )
     }
+    const id = shell.id
+    if (shell.method === 'handshake/hello') {
+      return hello(message as JsonObject, shell.params, sessionId, id, caller).then(
+        undefined,
+        (error: unknown) => failure(id, undefined, error),
+      )
+    }
     let checked: AcsRequest | undefined
     try {
-      if (shell.method === 'handshake/hello') {
-        const hello = await handshakes.accept(
-          message as JsonObject,
-          shell.params,
-          tenantOf(shell.params, caller),
-        )
-        const selected = hello.selected_signature_algorithm
-        return respond(
-          {
-            id: shell.id,
-            ...(sessionId ? { sessionId } : {}),
-            ...(typeof selected === 'string' ? { answerAlgorithm: selected } : {}),
-          },
-          hello,
-        )
-      }
       const request = checkEnvelope(shell)
       checked = request
       request.tenant = tenantOf(request.params, caller)
       const ref: SessionRef = { tenant: request.tenant ?? '', session: request.sessionId }
-      const session = state.loadNow?.(ref) ?? (await state.load(ref))
-      const negotiated = handshakes.check(request, session)
-      if (negotiated?.answerAlgorithm) request.answerAlgorithm = negotiated.answerAlgorithm
-      checkTimestamp(request)
-      const canonicalParams = jcsWithout(request.params, 'signature')
-      request.requestHash = sha256Hex(canonicalParams)
-      signatures.verify(request.sessionId, message as JsonObject, canonicalParams)
-      const replay = checkReplay(request)
-      if (replay) await replay
-      return respond(request, await evaluate(request, ref, session, caller))
-    } catch (error) {
-      if (error instanceof AcsError) return acsErrorResponse(shell.id, error)
-      if (error instanceof LedgerUnavailable && checked) return ledgerFailed(shell.id, checked, error)
-      if (error instanceof LedgerUnavailable) {
-        // A hello whose session state could not be kept: nothing was decided or chained.
-        return acsErrorResponse(
-          shell.id,
-          new AcsError(ACS_ERRORS.internal, `${error.message}; the handshake was not kept: send it again`),
+      const answer = thenSoon(state.loadNow?.(ref) ?? state.load(ref), (session) => {
+        const negotiated = handshakes.check(request, session)
+        if (negotiated?.answerAlgorithm) request.answerAlgorithm = negotiated.answerAlgorithm
+        checkTimestamp(request)
+        const canonicalParams = jcsWithout(request.params, 'signature')
+        request.requestHash = sha256Hex(canonicalParams)
+        signatures.verify(request.sessionId, message as JsonObject, canonicalParams)
+        return thenSoon(checkReplay(request), () =>
+          thenSoon(evaluate(request, ref, session, caller.onCallerGone), (result) =>
+            respond(request, result),
+          ),
         )
-      }
-      options.onInternalError?.(error)
-      return acsErrorResponse(
-        shell.id,
-        new AcsError(ACS_ERRORS.internal, 'an internal error occurred; the request was not evaluated'),
-      )
+      })
+      return answer instanceof Promise
+        ? answer.then(undefined, (error: unknown) => failure(id, request, error))
+        : answer
+    } catch (error) {
+      return failure(id, checked, error)
     }
   }
 
-  async function handle(body: unknown, caller: AcsCaller = {}): Promise<AcsReply> {
-    if (!Array.isArray(body)) return one(body, caller)
+  /** Answers `handshake/hello` with the signed ServerHello (§4). */
+  async function hello(
+    message: JsonObject,
+    params: JsonObject,
+    sessionId: string | undefined,
+    id: string | number,
+    caller: AcsCaller,
+  ): Promise<JsonObject> {
+    const accepted = await handshakes.accept(message, params, tenantOf(params, caller))
+    const selected = accepted.selected_signature_algorithm
+    return respond(
+      {
+        id,
+        ...(sessionId ? { sessionId } : {}),
+        ...(typeof selected === 'string' ? { answerAlgorithm: selected } : {}),
+      },
+      accepted,
+    )
+  }
+
+  /** The answer to a request that failed: its ACS error, the failure posture, or an internal error. */
+  function failure(id: string | number, checked: AcsRequest | undefined, error: unknown): JsonObject {
+    if (error instanceof AcsError) return acsErrorResponse(id, error)
+    if (error instanceof LedgerUnavailable && checked) return ledgerFailed(id, checked, error)
+    if (error instanceof LedgerUnavailable) {
+      // A hello whose session state could not be kept: nothing was decided or chained.
+      return acsErrorResponse(
+        id,
+        new AcsError(ACS_ERRORS.internal, `${error.message}; the handshake was not kept: send it again`),
+      )
+    }
+    try {
+      options.onInternalError?.(error)
+    } catch {
+      // a failing reporter must not lose the answer
+    }
+    return acsErrorResponse(
+      id,
+      new AcsError(ACS_ERRORS.internal, 'an internal error occurred; the request was not evaluated'),
+    )
+  }
+
+  /** A single request's answer as it comes (at once when it could be); a batch's as a promise. */
+  function handleSoon(body: unknown, caller: AcsCaller): Soon<AcsReply> {
+    return Array.isArray(body) ? batch(body, caller) : one(body, caller)
+  }
+
+  async function batch(body: unknown[], caller: AcsCaller): Promise<AcsReply> {
     const refused = batchRefusal(body, maxBatch)
     if (refused) return acsErrorResponse(null, refused)
     // §3: each request in a batch is evaluated independently, in declared order.
@@ -337,19 +223,22 @@ export function createAcsService(options: AcsServiceOptions): AcsService {
     return texts.get(response) ?? JSON.stringify(response)
   }
 
+  function answerBody(raw: Uint8Array, caller: AcsCaller = {}): Soon<AcsReply> {
+    let body: unknown
+    try {
+      body = decodeBody(raw, maxDepth)
+    } catch (error) {
+      return errorResponse(null, error as RpcError)
+    }
+    return handleSoon(body, caller)
+  }
+
   return {
     settings,
     ledger,
-    handle,
+    handle: async (body, caller = {}) => handleSoon(body, caller),
     replyText: (reply) => (Array.isArray(reply) ? `[${reply.map(textOf).join(',')}]` : textOf(reply)),
-    handleBody(raw, caller = {}) {
-      let body: unknown
-      try {
-        body = decodeBody(raw, maxDepth)
-      } catch (error) {
-        return Promise.resolve(errorResponse(null, error as RpcError))
-      }
-      return handle(body, caller)
-    },
+    answerBody,
+    handleBody: async (raw, caller = {}) => answerBody(raw, caller),
   }
 }

@@ -10,9 +10,9 @@ import {
   deriveSessionKey,
   type EnvelopeSigner,
   HMAC_ALGORITHM,
-  hmacMatches,
-  hmacSha256,
+  type HmacSha256Key,
   jcsWithout,
+  prepareHmacSha256,
   requestSignedInput,
 } from '../core/index.js'
 import { isAsymmetric } from '../profiles/index.js'
@@ -49,19 +49,29 @@ export function verifiedAlgorithms(settings: AcsSettings): string[] {
   return names
 }
 
+/** A session's key under one of the Guardian's keys, and what it does. */
+interface SessionKey {
+  key: Buffer
+  mac: HmacSha256Key
+  signer: EnvelopeSigner
+}
+
 function refuse(message: string): AcsError {
   return new AcsError(ACS_ERRORS.signatureInvalid, message)
 }
 
 /** Creates the signature check of a Guardian. */
 export function createSignatureCheck(settings: AcsSettings, now: () => number): SignatureCheck {
-  const sessionKeys = new Map<string, Buffer>()
+  /** Per key and session: the derived key, its HMAC prepared once, and its answer signer. */
+  const sessionKeys = new Map<string, SessionKey>()
 
-  function keyFor(key: AcsKey, sessionId: string): Buffer {
+  function sessionKey(key: AcsKey, sessionId: string): SessionKey {
     const cacheKey = `${key.id}\u0000${sessionId}`
     let derived = sessionKeys.get(cacheKey)
     if (!derived) {
-      derived = deriveSessionKey(key.material, sessionId, settings.keyDerivation)
+      const bytes = deriveSessionKey(key.material, sessionId, settings.keyDerivation)
+      const mac = prepareHmacSha256(bytes)
+      derived = { key: bytes, mac, signer: { id: key.id, algorithm: HMAC_ALGORITHM, sign: mac.base64 } }
       sessionKeys.set(cacheKey, derived)
       if (sessionKeys.size > MAX_SESSION_KEYS) {
         const oldest = sessionKeys.keys().next().value
@@ -70,6 +80,8 @@ export function createSignatureCheck(settings: AcsSettings, now: () => number): 
     }
     return derived
   }
+
+  const keyFor = (key: AcsKey, sessionId: string): Buffer => sessionKey(key, sessionId).key
 
   function verify(sessionId: string, message: JsonObject, canonicalParams: string): boolean {
     const signature = (message.params as JsonObject).signature
@@ -119,7 +131,7 @@ export function createSignatureCheck(settings: AcsSettings, now: () => number): 
         `key_id ${JSON.stringify(keyId).slice(0, 80)} is not a current key of this Guardian; re-resolve the key id`,
       )
     }
-    if (!hmacMatches(keyFor(key, sessionId), requestSignedInput(message, canonicalParams), value)) {
+    if (!sessionKey(key, sessionId).mac.matches(requestSignedInput(message, canonicalParams), value)) {
       throw refuse(
         'the signature does not match the RFC 8785 canonical envelope (without signature) under the session key; re-sign the request',
       )
@@ -132,12 +144,7 @@ export function createSignatureCheck(settings: AcsSettings, now: () => number): 
     if (chosen) return chosen
     const current = settings.keys[0]
     if (!current) return settings.signingKeys[0]
-    const key = keyFor(current, sessionId)
-    return {
-      id: current.id,
-      algorithm: HMAC_ALGORITHM,
-      sign: (input) => hmacSha256(key, input).toString('base64'),
-    }
+    return sessionKey(current, sessionId).signer
   }
 
   function signedAndValid(sessionId: string, message: JsonObject): boolean {
