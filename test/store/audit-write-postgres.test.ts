@@ -1,12 +1,13 @@
-// The PostgreSQL audit writer and the rollup fold it runs per batch: a value PostgreSQL
-// refuses in text (NUL) or a lone UTF-16 surrogate no longer fails the whole batch (it used
-// to be retried, and fail, forever); it is stored as U+FFFD, the rest of the text exactly as
-// sent, counted once in the rollups even when the batch is retried. The fold counts a row at
+// The PostgreSQL audit writer and the rollup fold it runs per batch: columns written as
+// array literals by JSON.stringify read back exactly (quotes, backslashes, JSON text); a
+// column JSON would escape otherwise goes through the driver; a NUL (which PostgreSQL
+// refuses in text) no longer fails the whole batch (it used to be retried, and fail,
+// forever): it is stored as U+FFFD, and the row counted once even when the batch is retried. The fold counts a row at
 // the minute and sums hours and days from the minutes: across an hour and a day boundary it
 // gives the counts a fold per grain gives.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { storableJson } from '../../src/store/audit-write-postgres.js'
+import { arrayLiteral } from '../../src/store/audit-write-postgres.js'
 import {
   type AuditBatch,
   type DecisionRow,
@@ -89,19 +90,19 @@ describe('the rollup fold', () => {
   })
 })
 
-describe('the batch JSON', () => {
-  it('replaces NUL and lone surrogates only, leaving escaped backslashes and pairs as they are', () => {
-    const value = ['a\u0000b', 'x\ud800y', 'z\udc00', '\\u0000 typed', '\\\u0000', 'pair \ud83d\ude00']
-    const text = storableJson(value)
-    expect(JSON.parse(text)).toEqual([
-      'a\ufffdb',
-      'x\ufffdy',
-      'z\ufffd',
-      '\\u0000 typed',
-      '\\\ufffd',
-      'pair 😀',
-    ])
-    expect(storableJson({ plain: 'text' })).toBe('{"plain":"text"}')
+describe('the array literals', () => {
+  it('are JSON where PostgreSQL reads JSON the same, and the values otherwise', () => {
+    expect(arrayLiteral(['a"b', 'c\\"d', '{"json":"text \\"q\\""}', null, '', 'NULL'])).toBe(
+      '{"a\\"b","c\\\\\\"d","{\\"json\\":\\"text \\\\\\"q\\\\\\"\\"}",null,"","NULL"}',
+    )
+    expect(arrayLiteral([1.5, 2, null])).toBe('{1.5,2,null}')
+    // \n, a NUL, a lone surrogate (even after escaped backslashes), NaN: the driver's way.
+    expect(arrayLiteral(['line\nbreak'])).toEqual(['line\nbreak'])
+    expect(arrayLiteral(['a\u0000b'])).toEqual(['a\ufffdb'])
+    expect(arrayLiteral(['\\\\\ud800'])).toEqual(['\\\\\ud800'])
+    expect(arrayLiteral([Number.NaN])).toEqual([Number.NaN])
+    // A backslash before a letter is no escape of JSON's: still a literal.
+    expect(arrayLiteral(['\\n'])).toBe('{"\\\\n"}')
   })
 })
 
@@ -124,7 +125,7 @@ describe('the PostgreSQL writer', () => {
       tool: 'rm\u0000-rf',
       agentId: 'agent\ud800',
       reason: 'said \u0000',
-      input: { cmd: 'ls\u0000', note: 'lone \udfff', kept: 'pair \ud83d\ude00 and \\u0000 typed' },
+      input: { cmd: 'ls\u0000', kept: 'pair \ud83d\ude00, \\u0000 typed, "quoted" \\ and \n' },
     })
     const plain = decision('plain', now, { durationMs: Number.NaN })
     const batch: AuditBatch = {
@@ -138,16 +139,18 @@ describe('the PostgreSQL writer', () => {
     expect(stored?.tool).toBe('rm\ufffd-rf')
     expect(stored?.agentId).toBe('agent\ufffd')
     expect(stored?.reason).toBe('said \ufffd')
-    expect(stored?.input).toEqual({
-      cmd: 'ls\ufffd',
-      note: 'lone \ufffd',
-      kept: 'pair \ud83d\ude00 and \\u0000 typed',
-    })
+    // The input is JSON text: its NUL travels escaped and comes back as it was.
+    expect(stored?.input).toEqual(hostile.input)
     expect(stored?.executions.map((e) => e.reason)).toEqual(['x\ufffd'])
-    expect((await store.getDecision('plain'))?.durationMs).toBe(0)
-    expect(await store.countDecisions()).toBe(2)
+    expect((await store.getDecision('plain'))?.durationMs).toBeNaN()
+    // Written as array literals: quotes, backslashes, braces and the word NULL come back as they were.
+    const quoted = decision('quoted', now, { tool: 'C:\\dir "x" {a,b}', agentId: 'NULL', reason: '' })
+    await store.writeAudit({ decisions: [quoted], executions: [execution(quoted)], approvals: [] })
+    const back = await store.getDecision('quoted')
+    expect([back?.tool, back?.agentId, back?.reason]).toEqual(['C:\\dir "x" {a,b}', 'NULL', ''])
+    expect(await store.countDecisions()).toBe(3)
     const view = await store.overview({ since: now - HOUR, until: now + MINUTE })
-    expect(view.totals.total).toBe(2)
-    expect(view.hooks.find((h) => h.hook === 'guard')?.runs).toBe(2)
+    expect(view.totals.total).toBe(3)
+    expect(view.hooks.find((h) => h.hook === 'guard')?.runs).toBe(3)
   })
 })
