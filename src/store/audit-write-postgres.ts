@@ -49,6 +49,8 @@ const PG_EXECUTIONS = unnestInsert('hook_executions', EXECUTION_FIELDS, EXECUTIO
  * after an even run of them, followed by anything but a quote or a backslash.
  */
 const OTHER_ESCAPE = /(?<!\\)(?:\\\\)*\\[^"\\]/
+/** What such an escape needs to appear at all (a quick look before the exact one). */
+const MAYBE_OTHER_ESCAPE = /\\[bfnrtu]/
 
 /**
  * One column's values as a PostgreSQL array literal, or the values for the driver to encode.
@@ -58,7 +60,7 @@ const OTHER_ESCAPE = /(?<!\\)(?:\\\\)*\\[^"\\]/
  */
 export function arrayLiteral(values: readonly unknown[]): string | unknown[] {
   const json = JSON.stringify(values)
-  if (!OTHER_ESCAPE.test(json)) {
+  if (!MAYBE_OTHER_ESCAPE.test(json) || !OTHER_ESCAPE.test(json)) {
     let lossless = true
     for (const value of values) {
       if (typeof value === 'number' && !Number.isFinite(value)) lossless = false
