@@ -141,6 +141,8 @@ export default async function bench(): Promise<BenchResult[]> {
   )
   if (!a || !b) throw new Error('the instances did not start')
   const rowsBefore = await rowCount(url)
+  answered = 0
+  sent = 0
   let stopped = false
   try {
     const one: number[] = []
