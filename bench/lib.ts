@@ -108,6 +108,8 @@ export async function serveCompiledWarden(options: {
   db: string
   config: string
   env?: NodeJS.ProcessEnv
+  /** Options for Node itself, before the script (e.g. `--cpu-prof`). */
+  nodeArgs?: string[]
 }): Promise<ServedWarden> {
   const { spawn } = await import('node:child_process')
   const { writeFileSync } = await import('node:fs')
@@ -117,7 +119,17 @@ export async function serveCompiledWarden(options: {
   writeFileSync(config, options.config)
   const proc = spawn(
     process.execPath,
-    [`${root}bin/warden.js`, 'serve', '--config', config, '--port', '0', '--db', options.db],
+    [
+      ...(options.nodeArgs ?? []),
+      `${root}bin/warden.js`,
+      'serve',
+      '--config',
+      config,
+      '--port',
+      '0',
+      '--db',
+      options.db,
+    ],
     { cwd: options.dir, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   let out = ''

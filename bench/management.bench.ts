@@ -127,9 +127,19 @@ function cpuMs(pid: number | undefined): number {
 
 type Served = ServedWarden
 
-/** Starts `warden serve` from the compiled package (`npm run bench` builds it) on a free port. */
+/**
+ * Starts `warden serve` from the compiled package (`npm run bench` builds it) on a free port;
+ * with WARDEN_BENCH_CPU_PROF set to a folder, it writes a `node --cpu-prof` profile there.
+ */
 function serveWarden(dir: string, db: string, secretKey: string): Promise<Served> {
-  return serveCompiledWarden({ dir, db, config: CONFIG, env: { WARDEN_SECRET_KEY: secretKey } })
+  const profile = process.env.WARDEN_BENCH_CPU_PROF
+  return serveCompiledWarden({
+    dir,
+    db,
+    config: CONFIG,
+    env: { WARDEN_SECRET_KEY: secretKey },
+    nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
+  })
 }
 
 interface Round {
@@ -260,6 +270,11 @@ async function throughput(server: Served, token: string): Promise<BenchResult> {
     const dropped = twenty.reduce((sum, x) => sum + x.dropped, 0)
     const errors = [...none, ...twenty].reduce((sum, x) => sum + x.errors, 0)
     const median = (values: number[]) => quantile(values, 0.5)
+    if (ratio < 0.9 || errors > 0 || dropped > 0) {
+      process.stdout.write(
+        `MISS: /aos with ${SUBSCRIBERS} /ws subscribers reached ${ratio.toFixed(2)}x of none (goal >= 0.9x; ${errors} errors, ${dropped} pushes dropped)\n`,
+      )
+    }
     return {
       name: `POST /aos, 4 static/CEL hooks, SQLite audit: max throughput with ${SUBSCRIBERS} /ws subscribers to decision vs none (autocannon, ${CONNECTIONS} connections, best of ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s)`,
       value: best.rps,

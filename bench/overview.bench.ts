@@ -20,12 +20,8 @@ import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { sqliteAuditThread } from '../src/store/audit-thread.js'
-import {
-  DECISION_FIELDS,
-  decisionTuple,
-  postgresAuditWriter,
-  sqliteInsert,
-} from '../src/store/audit-write.js'
+import { DECISION_FIELDS, decisionTuple, sqliteInsert } from '../src/store/audit-write.js'
+import { postgresAuditWriter } from '../src/store/audit-write-postgres.js'
 import {
   type AuditBatch,
   type DecisionRow,

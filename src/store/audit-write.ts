@@ -1,14 +1,12 @@
 // The audit hot path: writing a batch of decisions and hook executions in one transaction
-// at close to the driver's own speed. SQLite runs cached prepared statements inside one
-// synchronous transaction while holding the query layer's connection; PostgreSQL sends
-// each table as one INSERT … SELECT FROM unnest(...) (one parameter per column, whatever
-// the batch size). Both skip rows already written, so a retried batch never doubles a row;
-// on PostgreSQL the overview's rollups (rollups-write.ts) count the rows written, in the same
-// transaction (SQLite folds them apart, rollups-roll.ts).
+// at close to the driver's own speed. The columns of both tables are named here once; SQLite
+// runs cached prepared statements inside one synchronous transaction while holding the query
+// layer's connection (PostgreSQL's writer is audit-write-postgres.ts). Both skip rows already
+// written, so a retried batch never doubles a row; SQLite folds the overview's rollups apart
+// (rollups-roll.ts).
 
 import type BetterSqlite3 from 'better-sqlite3'
-import { CompiledQuery, type Kysely } from 'kysely'
-import { postgresRollupWriter } from './rollups-write.js'
+import type { Kysely } from 'kysely'
 import type { Database } from './schema.js'
 import type { AuditBatch, DecisionRow, ExecutionRow } from './types.js'
 
@@ -71,14 +69,7 @@ export const EXECUTION_FIELDS: readonly Field[] = [
   ['mode', 'mode', 'value'],
 ]
 
-const DECISION_COLUMNS = DECISION_FIELDS.map(([column]) => column)
-const EXECUTION_COLUMNS = EXECUTION_FIELDS.map(([column]) => column)
-const HOOK_ID = EXECUTION_COLUMNS.indexOf('hook_id')
-
-const DECISION_TYPES =
-  'text,text,text,text,text,text,text,text,text,text,text,float8,int4,text,text,text,text,int8'
-const EXECUTION_TYPES =
-  'text,text,text,text,text,text,int4,text,text,text,float8,text,text,text,text,text,text,int4,int8,text,text'
+const HOOK_ID = EXECUTION_FIELDS.findIndex(([column]) => column === 'hook_id')
 
 /** One property as its column value. */
 function columnValue(kind: FieldKind, value: unknown): unknown {
@@ -117,14 +108,15 @@ export function executionTuple(row: ExecutionRow, hookId: string | null): unknow
   return out
 }
 
-/** The stored hook an execution links to: the tenant's own hook first, else the global one. */
-function linkHooks(executions: ExecutionRow[], stored: Set<string>): (string | null)[] {
+/** The stored hook each execution links to: the tenant's own hook first, else the global one. */
+export function linkHooks(executions: ExecutionRow[], stored: Set<string>): (string | null)[] {
   return executions.map((e) =>
     stored.has(e.hookRef) ? e.hookRef : stored.has(e.hookName) ? e.hookName : null,
   )
 }
 
-function candidateIds(executions: ExecutionRow[]): string[] {
+/** The hook ids the executions may link to (their refs and names), to look up in one query. */
+export function storedHookCandidates(executions: ExecutionRow[]): string[] {
   const ids = new Set<string>()
   for (const e of executions) {
     ids.add(e.hookRef)
@@ -150,70 +142,13 @@ export function sqliteAuditWriter(db: Kysely<Database>, database: BetterSqlite3.
   const findHook = database.prepare('select 1 from hooks where id = ?').pluck()
   const write = database.transaction((batch: AuditBatch) => {
     for (const row of batch.decisions) insertDecision.run(decisionTuple(row))
-    const stored = new Set(candidateIds(batch.executions).filter((id) => findHook.get(id) !== undefined))
+    const stored = new Set(
+      storedHookCandidates(batch.executions).filter((id) => findHook.get(id) !== undefined),
+    )
     const links = linkHooks(batch.executions, stored)
     batch.executions.forEach((row, i) => {
       insertExecution.run(executionTuple(row, links[i] ?? null))
     })
   })
   return (batch) => db.connection().execute(async () => write(batch))
-}
-
-function columnsOf(rows: unknown[][], width: number): unknown[][] {
-  const columns: unknown[][] = Array.from({ length: width }, () => new Array(rows.length))
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r] as unknown[]
-    for (let c = 0; c < width; c++) (columns[c] as unknown[])[r] = row[c]
-  }
-  return columns
-}
-
-function unnestInsert(table: string, columns: readonly string[], types: string, conflict: string): string {
-  const params = types
-    .split(',')
-    .map((type, i) => `$${i + 1}::${type}[]`)
-    .join(', ')
-  return `insert into ${table} (${columns.join(', ')}) select * from unnest(${params}) on conflict (${conflict}) do nothing returning ${conflict}`
-}
-
-const PG_DECISIONS = unnestInsert('decisions', DECISION_COLUMNS, DECISION_TYPES, 'id')
-const PG_EXECUTIONS = unnestInsert('hook_executions', EXECUTION_COLUMNS, EXECUTION_TYPES, 'dedup_key')
-
-/**
- * The PostgreSQL writer: one INSERT … unnest per table, in one transaction. `rollups: false`
- * leaves the overview's rollups out (to measure what they cost).
- */
-export function postgresAuditWriter(
-  db: Kysely<Database>,
-  options: { rollups?: boolean } = {},
-): AuditRowWriter {
-  const rollUp = options.rollups === false ? async () => {} : postgresRollupWriter()
-  return (batch) =>
-    db.transaction().execute(async (trx) => {
-      const written = new Set<unknown>()
-      if (batch.decisions.length > 0) {
-        const rows = batch.decisions.map(decisionTuple)
-        const result = await trx.executeQuery<{ id: string }>(
-          CompiledQuery.raw(PG_DECISIONS, columnsOf(rows, DECISION_COLUMNS.length)),
-        )
-        for (const r of result.rows) written.add(r.id)
-      }
-      if (batch.executions.length > 0) {
-        const found = await trx.executeQuery<{ id: string }>(
-          CompiledQuery.raw('select id from hooks where id = any($1::text[])', [
-            candidateIds(batch.executions),
-          ]),
-        )
-        const links = linkHooks(batch.executions, new Set(found.rows.map((r) => r.id)))
-        const rows = batch.executions.map((row, i) => executionTuple(row, links[i] ?? null))
-        const result = await trx.executeQuery<{ dedup_key: string }>(
-          CompiledQuery.raw(PG_EXECUTIONS, columnsOf(rows, EXECUTION_COLUMNS.length)),
-        )
-        for (const r of result.rows) written.add(r.dedup_key)
-      }
-      await rollUp(trx, {
-        decisions: batch.decisions.filter((row) => written.has(row.id)),
-        executions: batch.executions.filter((row) => written.has(row.dedupKey)),
-      })
-    })
 }

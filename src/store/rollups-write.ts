@@ -59,59 +59,92 @@ export function latencyBucket(durationMs: number): number {
   return LATENCY_BOUNDS_MS.length
 }
 
-function addTo(
+/** Text PostgreSQL can store: a NUL (which it refuses in text) becomes U+FFFD, as in the audit rows. */
+export function storableText(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\ufffd') : text
+}
+
+/** Adds one decision to its row of `map` (made at zero when new). */
+function countDecision(
   map: Map<string, unknown[]>,
-  key: readonly unknown[],
-  width: number,
-  apply: (counts: number[]) => void,
+  key: readonly [span: number, dim: RollupDimension, tenant: string, bucket: number, item: string],
+  outcome: number | undefined,
 ): void {
-  const id = key.join('\u0000')
+  const id = `${key[0]}\u0000${key[1]}\u0000${key[2]}\u0000${key[3]}\u0000${key[4]}`
   let row = map.get(id)
   if (!row) {
-    row = [...key, ...new Array<number>(width).fill(0)]
+    row = [...key, 0, 0, 0, 0, 0]
     map.set(id, row)
   }
-  apply(row as number[])
+  const offset = DECISION_ROLLUP_KEY.length
+  row[offset] = (row[offset] as number) + 1
+  if (outcome !== undefined) row[offset + outcome] = (row[offset + outcome] as number) + 1
 }
 
 function addDecision(map: Map<string, unknown[]>, row: DecisionRow, span: number): void {
   const bucket = row.createdAt - (row.createdAt % span)
   const outcome = OUTCOME_COLUMN[row.decision]
-  const offset = DECISION_ROLLUP_KEY.length
-  const count = (counts: number[]) => {
-    counts[offset] = (counts[offset] ?? 0) + 1
-    if (outcome !== undefined) counts[offset + outcome] = (counts[offset + outcome] ?? 0) + 1
-  }
-  const width = DECISION_ROLLUP_COUNTS.length
-  addTo(map, [span, '', row.tenant, bucket, ''], width, count)
-  if (row.tool) addTo(map, [span, 'tool', row.tenant, bucket, row.tool], width, count)
-  if (row.agentId) addTo(map, [span, 'agent', row.tenant, bucket, row.agentId], width, count)
+  const tenant = storableText(row.tenant)
+  countDecision(map, [span, '', tenant, bucket, ''], outcome)
+  if (row.tool) countDecision(map, [span, 'tool', tenant, bucket, storableText(row.tool)], outcome)
+  if (row.agentId) countDecision(map, [span, 'agent', tenant, bucket, storableText(row.agentId)], outcome)
   // Sessions are many: only those with a denial are counted.
   if (row.sessionId && row.decision === 'deny') {
-    addTo(map, [span, 'session', row.tenant, bucket, row.sessionId], width, count)
+    countDecision(map, [span, 'session', tenant, bucket, storableText(row.sessionId)], outcome)
   }
 }
 
 function addExecution(map: Map<string, unknown[]>, row: ExecutionRow, span: number): void {
   if (row.decision === 'skipped') return
   const bucket = row.createdAt - (row.createdAt % span)
+  const tenant = storableText(row.tenant)
+  const hook = storableText(row.hookRef)
+  const id = `${span}\u0000${tenant}\u0000${bucket}\u0000${hook}`
+  let c = map.get(id)
+  if (!c) {
+    c = [span, tenant, bucket, hook, ...new Array<number>(HOOK_ROLLUP_COUNTS.length).fill(0)]
+    map.set(id, c)
+  }
+  const counts = c
   const o = HOOK_ROLLUP_KEY.length
-  const shadow = row.mode === 'shadow'
-  addTo(map, [span, row.tenant, bucket, row.hookRef], HOOK_ROLLUP_COUNTS.length, (c) => {
-    const bump = (i: number) => {
-      c[o + i] = (c[o + i] ?? 0) + 1
+  const bump = (i: number) => {
+    counts[o + i] = (counts[o + i] as number) + 1
+  }
+  bump(0)
+  if (row.mode === 'shadow') {
+    bump(6)
+    if (row.decision === 'deny') bump(7)
+  } else if (row.decision === 'deny') bump(1)
+  else if (row.decision === 'ask') bump(2)
+  else if (row.decision === 'modify') bump(3)
+  if (row.errorKind === 'timeout') bump(5)
+  else if (row.errorKind) bump(4)
+  bump(8 + latencyBucket(row.durationMs))
+}
+
+/**
+ * Adds rows of a finer span into `map` at a coarser one: the key's span and bucket (at
+ * `bucketAt`) are replaced and the counts (from `countsAt` on) summed.
+ */
+function rollUpInto(
+  map: Map<string, unknown[]>,
+  rows: readonly unknown[][],
+  span: number,
+  bucketAt: number,
+  countsAt: number,
+): void {
+  for (const fine of rows) {
+    const key = fine.slice(0, countsAt)
+    key[0] = span
+    key[bucketAt] = (key[bucketAt] as number) - ((key[bucketAt] as number) % span)
+    const id = key.join('\u0000')
+    const row = map.get(id)
+    if (!row) {
+      map.set(id, [...key, ...fine.slice(countsAt)])
+      continue
     }
-    bump(0)
-    if (shadow) {
-      bump(6)
-      if (row.decision === 'deny') bump(7)
-    } else if (row.decision === 'deny') bump(1)
-    else if (row.decision === 'ask') bump(2)
-    else if (row.decision === 'modify') bump(3)
-    if (row.errorKind === 'timeout') bump(5)
-    else if (row.errorKind) bump(4)
-    bump(8 + latencyBucket(row.durationMs))
-  })
+    for (let i = countsAt; i < fine.length; i++) row[i] = (row[i] as number) + (fine[i] as number)
+  }
 }
 
 function sorted(map: Map<string, unknown[]>): unknown[][] {
@@ -120,19 +153,35 @@ function sorted(map: Map<string, unknown[]>): unknown[][] {
 
 const SPANS = [MINUTE_MS, HOUR_MS, DAY_MS]
 
-/** Folds batches into rollup rows (of the given grains); remembers when minute rows were last pruned. */
+/**
+ * Folds batches into rollup rows (of the given grains); remembers when minute rows were last
+ * pruned. Rows are counted at the finest grain and the coarser grains summed from those
+ * rows (when each is a multiple of the finest), so a row is looked up once, not once per grain.
+ */
 export function rollupFolder(
   spans: readonly number[] = SPANS,
 ): (batch: Pick<AuditBatch, 'decisions' | 'executions'>) => RollupRows {
+  const finest = Math.min(...spans)
+  const coarser = spans.filter((span) => span !== finest)
+  const nested = coarser.every((span) => span % finest === 0)
+  const direct = nested ? [finest] : spans
   let prunedHour = 0
   return (batch) => {
     const decisions = new Map<string, unknown[]>()
     const hooks = new Map<string, unknown[]>()
     for (const row of batch.decisions) {
-      for (const span of spans) addDecision(decisions, row, span)
+      for (const span of direct) addDecision(decisions, row, span)
     }
     for (const row of batch.executions) {
-      for (const span of spans) addExecution(hooks, row, span)
+      for (const span of direct) addExecution(hooks, row, span)
+    }
+    if (nested && coarser.length > 0) {
+      const fineDecisions = [...decisions.values()]
+      const fineHooks = [...hooks.values()]
+      for (const span of coarser) {
+        rollUpInto(decisions, fineDecisions, span, 3, DECISION_ROLLUP_KEY.length)
+        rollUpInto(hooks, fineHooks, span, 2, HOOK_ROLLUP_KEY.length)
+      }
     }
     const out: RollupRows = { decisions: sorted(decisions), hooks: sorted(hooks) }
     const hour = Math.floor(Date.now() / HOUR_MS)

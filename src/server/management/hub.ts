@@ -1,7 +1,8 @@
 // Pushes to subscribed `/ws` connections: `decision` (each decision as it is made, with
 // event/decision filters), `approval.requested`, `approval.resolved`, `hook.changed`,
 // `breaker.tripped`. A push reaches only connections whose token covers its tenant; each
-// push is serialised (and encoded) once however many connections get it; a connection
+// push is serialised (and encoded) once however many connections get it, and `decision`
+// pushes may wait a few milliseconds to leave with the others (push-writer.ts); a connection
 // that does not read (its send buffer over the limit) loses pushes and is told how many.
 // With a relay (several instances on one database) each push made here is also handed to
 // the other instances, and theirs are delivered here; a push that several instances make
@@ -29,8 +30,11 @@ export interface Subscriber {
   topics: Map<PushTopic, PushFilter>
   /** Bytes queued but not yet sent. */
   buffered(): number
-  /** Sends a text frame (given as UTF-8 bytes when it goes to many connections). */
-  send(frame: string | Buffer): void
+  /**
+   * Sends a text frame (given as UTF-8 bytes when it goes to many connections). A push that
+   * is not `urgent` (a decision) may wait a few milliseconds to leave with others.
+   */
+  send(frame: string | Buffer, urgent?: boolean): void
   /** Pushes lost because the connection did not keep up, not yet reported. */
   dropped: number
 }
@@ -160,7 +164,7 @@ export class PushHub {
       if (!filter || (s.tenant !== undefined && s.tenant !== tenant)) continue
       if (!passes(filter, record.decision)) continue
       frame ??= Buffer.from(eventFrame('decision', summary ?? decisionSummary(record)))
-      this.deliver(s, frame)
+      this.deliver(s, frame, false)
     }
   }
 
@@ -203,7 +207,7 @@ export class PushHub {
       if (!filter || (s.tenant !== undefined && s.tenant !== tenant)) continue
       if (!passes(filter, decision)) continue
       frame ??= Buffer.from(eventFrame('decision', summary))
-      this.deliver(s, frame)
+      this.deliver(s, frame, false)
     }
   }
 
@@ -213,11 +217,11 @@ export class PushHub {
     for (const s of this.subscribers) {
       if (!s.topics.has(topic) || (s.tenant !== undefined && s.tenant !== tenant)) continue
       frame ??= Buffer.from(eventFrame(topic, payload))
-      this.deliver(s, frame)
+      this.deliver(s, frame, true)
     }
   }
 
-  private deliver(s: Subscriber, frame: Buffer): void {
+  private deliver(s: Subscriber, frame: Buffer, urgent: boolean): void {
     if (s.buffered() > MAX_BUFFERED_BYTES) {
       s.dropped++
       return
@@ -226,6 +230,6 @@ export class PushHub {
       s.send(eventFrame('push.dropped', { count: s.dropped }))
       s.dropped = 0
     }
-    s.send(frame)
+    s.send(frame, urgent)
   }
 }

@@ -3,7 +3,8 @@
 // checked for size, rate, shape, method, role and params, each failure answered with an
 // error frame naming it while the connection carries on. A revoked token's connections
 // are closed as soon as the change feed says so. Pushes to many connections are framed
-// once and written to each socket as they are.
+// once and written to each socket as they are, a short window's pushes in one write
+// (push-writer.ts).
 
 import websocket from '@fastify/websocket'
 import type { FastifyInstance } from 'fastify'
@@ -20,6 +21,14 @@ import {
   type PushFilter,
   parseParams,
 } from './protocol.js'
+import {
+  corkUntilNextTurn,
+  flushTarget,
+  type PushTarget,
+  queuePush,
+  textFrame,
+  waitingBytes,
+} from './push-writer.js'
 import { type Principal, type TokenAuthority, tokenFromRequest } from './tokens.js'
 
 /** Options of {@link managementSocket}. */
@@ -84,6 +93,8 @@ function idOf(frame: unknown): string | number | null {
 class Connection implements ConnectionHandle {
   readonly subscriber: Subscriber
   private readonly bucket: Bucket
+  /** Where this connection's gathered pushes are written. */
+  private readonly pushes: PushTarget
 
   constructor(
     readonly socket: WebSocket,
@@ -92,24 +103,31 @@ class Connection implements ConnectionHandle {
     private readonly options: SocketOptions,
   ) {
     this.bucket = new Bucket(options.requestsPerSecond)
-    // Pushes of one event-loop turn leave in one write: the TCP socket is corked at the
-    // first and uncorked on the next turn (one system call per connection per turn, not
-    // one per push). `_socket` is ws's underlying net.Socket; without it, frames go one by one.
+    // `_socket` is ws's underlying net.Socket. A push that goes to many connections comes as
+    // bytes: its frame is built once and gathered with the other pushes of its window
+    // (push-writer.ts), unless an extension (compression) changes frames per connection;
+    // then, or without the socket, ws frames it and the writes of one turn leave together.
     const tcp = (
       socket as unknown as { _socket?: { cork(): void; uncork(): void; write(bytes: Buffer): boolean } }
     )._socket
-    // A push that goes to many connections comes as bytes: its frame is built once and
-    // written as it is, unless an extension (compression) changes frames per connection.
     const framed = tcp !== undefined && socket.extensions === ''
+    const target: PushTarget = {
+      write: (bytes) => void tcp?.write(bytes),
+      open: () => socket.readyState === socket.OPEN,
+    }
+    this.pushes = target
     this.subscriber = {
       topics: new Map(),
       dropped: 0,
-      buffered: () => socket.bufferedAmount,
-      send: (frame) => {
+      buffered: () => socket.bufferedAmount + waitingBytes(target),
+      send: (frame, urgent = true) => {
+        if (framed && typeof frame !== 'string') {
+          if (socket.readyState === socket.OPEN) queuePush(target, textFrame(frame), urgent)
+          return
+        }
+        flushTarget(target)
         if (tcp) corkUntilNextTurn(tcp)
-        if (framed && typeof frame !== 'string' && socket.readyState === socket.OPEN) {
-          tcp.write(textFrame(frame))
-        } else socket.send(frame, { binary: false })
+        socket.send(frame, { binary: false })
       },
       ...(principal.tenant !== undefined ? { tenant: principal.tenant } : {}),
     }
@@ -129,6 +147,8 @@ class Connection implements ConnectionHandle {
   }
 
   send(frame: string): void {
+    // Pushes waiting for this connection leave first: answers and pushes keep their order.
+    flushTarget(this.pushes)
     if (this.socket.readyState === this.socket.OPEN) this.socket.send(frame)
   }
 
@@ -310,62 +330,5 @@ export async function managementSocket(app: FastifyInstance, options: SocketOpti
   return stop
 }
 
-// A push as it goes on the wire: the WebSocket text frame (RFC 6455 §5.2; a server's frames
-// are not masked) built once per push, so that the same bytes go to every subscribed
-// connection in one write each, rather than ws framing the push again for each of them.
-
-/** The frame last built, for the next connection that gets the same push. */
-let lastPayload: Buffer | undefined
-let lastFrame: Buffer | undefined
-
-/**
- * The unmasked, final text frame carrying `payload` (UTF-8 bytes). The pushes of one
- * decision reach each connection in turn, so the last frame is kept and given again for the
- * same payload.
- */
-export function textFrame(payload: Buffer): Buffer {
-  if (payload === lastPayload && lastFrame !== undefined) return lastFrame
-  const length = payload.length
-  const head = length < 126 ? 2 : length < 65536 ? 4 : 10
-  const frame = Buffer.allocUnsafe(head + length)
-  frame[0] = 0x81 // FIN, opcode 1 (text)
-  if (length < 126) frame[1] = length
-  else if (length < 65536) {
-    frame[1] = 126
-    frame.writeUInt16BE(length, 2)
-  } else {
-    frame[1] = 127
-    frame.writeUInt32BE(Math.floor(length / 2 ** 32), 2)
-    frame.writeUInt32BE(length >>> 0, 6)
-  }
-  payload.copy(frame, head)
-  lastPayload = payload
-  lastFrame = frame
-  return frame
-}
-
-/** A socket that can hold its writes back (a net.Socket). */
-export interface Corkable {
-  cork(): void
-  uncork(): void
-}
-
-/** Sockets corked in this event-loop turn, uncorked together at the next. */
-const corked = new Set<Corkable>()
-
-function uncorkAll(): void {
-  for (const socket of corked) socket.uncork()
-  corked.clear()
-}
-
-/**
- * Holds `socket`'s writes until the next turn of the event loop, so that the pushes of one
- * turn leave in one write per connection; one timer serves every connection corked in the
- * same turn.
- */
-export function corkUntilNextTurn(socket: Corkable): void {
-  if (corked.has(socket)) return
-  if (corked.size === 0) setImmediate(uncorkAll)
-  corked.add(socket)
-  socket.cork()
-}
+/** The push framing, kept importable from here. */
+export { corkUntilNextTurn, textFrame } from './push-writer.js'
