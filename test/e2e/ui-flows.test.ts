@@ -217,6 +217,9 @@ describe.skipIf(!chromium)('the UI: what a user does', () => {
     const { body } = await held
     expect(body.result.decision).toBe('allow')
     expect(body.result.data.approval).toMatchObject({ outcome: 'approved', by: 'bob', reason: 'ship it' })
+    // The resolved card leaves first: until then its Comment box and buttons are still on
+    // the page, and the next steps would type into it instead of the new card.
+    await expect.poll(() => page.locator('.ap-card').count(), { timeout: 10_000 }).toBe(0)
 
     const second = aos(warden.url, toolCall('deploy', { env: 'prod' }))
     await page.getByRole('button', { name: 'Reject' }).waitFor({ timeout: 10_000 })
