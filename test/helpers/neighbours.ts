@@ -7,9 +7,28 @@
 // 50 ms, the bound is twice the baseline's.
 
 import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
 import { expect } from 'vitest'
 import { quantile } from '../../bench/lib.js'
-import { aos, type Loose } from '../server/management-helper.js'
+import { aos, type Loose, type Served, serve, storeAt, token } from '../server/management-helper.js'
+
+/** A served Warden with two agent tokens: the hostile tenant `evil`'s and the good tenant `good`'s. */
+export interface Neighbours {
+  warden: Served
+  evil: string
+  good: string
+}
+
+/** Starts `warden serve` on a SQLite file in `dir` with `yaml`, and makes both tenants' agent tokens. */
+export async function serveNeighbours(dir: string, name: string, yaml: string): Promise<Neighbours> {
+  const db = join(dir, 'warden.db')
+  const warden = await serve({ dir, name, db, yaml })
+  const store = await storeAt(db)
+  const evil = (await token(store, 'agent', 'evil', `evil-${randomUUID()}`)).token
+  const good = (await token(store, 'agent', 'good', `good-${randomUUID()}`)).token
+  await store.close()
+  return { warden, evil, good }
+}
 
 /** What a call answered, and how long it took. */
 export interface Answered {

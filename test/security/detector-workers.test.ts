@@ -5,17 +5,17 @@
 // throughput at 0.8x of a quiet run (bounds relative to the quiet run, as the other
 // neighbour tests do on a busy machine).
 
-import { randomBytes, randomUUID } from 'node:crypto'
-import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   callTool,
   expectNeighbourKept,
   neighbourWindow,
+  serveNeighbours,
   summary,
   type Window,
 } from '../helpers/neighbours.js'
-import { type Served, serve, storeAt, tempDir, token } from '../server/management-helper.js'
+import { type Served, tempDir } from '../server/management-helper.js'
 
 const CONFIG = `
 server: { auth: token, bodyLimitBytes: 4194304 }
@@ -75,12 +75,7 @@ describe('tenant detector scans in worker threads on warden serve', () => {
   let good: string
 
   beforeAll(async () => {
-    const db = join(dir, 'warden.db')
-    warden = await serve({ dir, name: 'detectors', db, yaml: CONFIG })
-    const store = await storeAt(db)
-    evil = (await token(store, 'agent', 'evil', `evil-${randomUUID()}`)).token
-    good = (await token(store, 'agent', 'good', `good-${randomUUID()}`)).token
-    await store.close()
+    ;({ warden, evil, good } = await serveNeighbours(dir, 'detectors', CONFIG))
     // Starts the worker and warms both tenants' paths.
     await call(warden.url, evil, 'upload', { text: HOSTILE })
     await call(warden.url, good, 'exec', { command: 'ls' })

@@ -7,11 +7,15 @@
 // the whole test; scripts run with the operator's wall-time limit (scripts.maxWallTimeMs),
 // since a script runs on the server's event loop for as long as that limit lets it.
 
-import { randomUUID } from 'node:crypto'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { callTool, expectNeighbourKept, neighbourWindow, summary } from '../helpers/neighbours.js'
-import { type Served, serve, storeAt, tempDir, token } from '../server/management-helper.js'
+import {
+  callTool,
+  expectNeighbourKept,
+  neighbourWindow,
+  serveNeighbours,
+  summary,
+} from '../helpers/neighbours.js'
+import { type Served, tempDir } from '../server/management-helper.js'
 
 /** Seven nested all() over ten-element lists: 10^7 steps if nothing bounds it. */
 function nestedAll(depth: number): string {
@@ -142,12 +146,10 @@ describe('hostile hooks of one tenant on warden serve', () => {
   let good: Tenant
 
   beforeAll(async () => {
-    const db = join(dir, 'warden.db')
-    warden = await serve({ dir, name: 'hostile', db, yaml: CONFIG })
-    const store = await storeAt(db)
-    evil = { secret: (await token(store, 'agent', 'evil', `evil-${randomUUID()}`)).token }
-    good = { secret: (await token(store, 'agent', 'good', `good-${randomUUID()}`)).token }
-    await store.close()
+    const served = await serveNeighbours(dir, 'hostile', CONFIG)
+    warden = served.warden
+    evil = { secret: served.evil }
+    good = { secret: served.good }
   }, 60_000)
 
   afterAll(async () => {

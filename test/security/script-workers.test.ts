@@ -5,17 +5,16 @@
 // relative to the quiet run, as the other neighbour tests do on a busy machine). A flood
 // past the worker queue is refused naming the bound.
 
-import { randomUUID } from 'node:crypto'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   callTool,
   expectNeighbourKept,
   neighbourWindow,
+  serveNeighbours,
   summary,
   type Window,
 } from '../helpers/neighbours.js'
-import { type Served, serve, storeAt, tempDir, token } from '../server/management-helper.js'
+import { type Served, tempDir } from '../server/management-helper.js'
 
 const CONFIG = `
 server: { auth: token }
@@ -91,12 +90,10 @@ describe('tenant scripts in worker threads on warden serve', () => {
   let good: Tenant
 
   beforeAll(async () => {
-    const db = join(dir, 'warden.db')
-    warden = await serve({ dir, name: 'workers', db, yaml: CONFIG })
-    const store = await storeAt(db)
-    evil = { secret: (await token(store, 'agent', 'evil', `evil-${randomUUID()}`)).token }
-    good = { secret: (await token(store, 'agent', 'good', `good-${randomUUID()}`)).token }
-    await store.close()
+    const served = await serveNeighbours(dir, 'workers', CONFIG)
+    warden = served.warden
+    evil = { secret: served.evil }
+    good = { secret: served.good }
     // Starts the worker and warms both tenants' paths.
     await call(warden.url, evil, 'quick')
     await call(warden.url, good, 'exec', { command: 'ls' })
