@@ -143,28 +143,18 @@ function keyArg(args: unknown[], op: string): string {
 
 /** Answers a worker's host call for the run's own tenant and cache, whatever the worker asks. */
 function answerHostCall(op: HostOp, args: unknown[], scope: RunScope): unknown {
-  switch (op) {
-    case 'metrics.get':
-      return found(scope.shared.metrics(scope.tenant), keyArg(args, op))
-    case 'metrics.has':
-      return scope.shared.metrics(scope.tenant).has(keyArg(args, op))
-    case 'metrics.size':
-      return scope.shared.metrics(scope.tenant).size
-    case 'metrics.keys':
-      return [...scope.shared.metrics(scope.tenant).keys()]
-    case 'cache.get':
-      return found(scope.shared.cache(scope.run), keyArg(args, op))
-    case 'cache.has':
-      return scope.shared.cache(scope.run).has(keyArg(args, op))
-    case 'cache.size':
-      return scope.shared.cache(scope.run).size
-    case 'cache.keys':
-      return [...scope.shared.cache(scope.run).keys()]
-    case 'hooks.list':
-      return scope.hooks()
-    case 'http.check':
-      return scope.checkUrl(keyArg(args, op)) ?? null
-    default:
-      throw new Error(`unknown host call ${JSON.stringify(op)}`)
-  }
+  if (op === 'hooks.list') return scope.hooks()
+  if (op === 'http.check') return scope.checkUrl(keyArg(args, op)) ?? null
+  const [area, verb] = op.split('.')
+  const map: Map<string, unknown> | undefined =
+    area === 'metrics'
+      ? scope.shared.metrics(scope.tenant)
+      : area === 'cache'
+        ? scope.shared.cache(scope.run)
+        : undefined
+  if (map && verb === 'get') return found(map, keyArg(args, op))
+  if (map && verb === 'has') return map.has(keyArg(args, op))
+  if (map && verb === 'size') return map.size
+  if (map && verb === 'keys') return [...map.keys()]
+  throw new Error(`unknown host call ${JSON.stringify(op)}`)
 }
