@@ -1,6 +1,7 @@
 // The core of Warden: events, decisions, the hook model and the engine. Pure: no I/O and
 // nothing Node-only, so it runs anywhere JavaScript does.
 
+export { AfterTurnQueue } from './after-turn.js'
 export type { BreakerFailure, BreakerOptions, BreakerState, BreakerTrip } from './breaker.js'
 export { DEFAULT_BREAKER, MAX_COUNTED_BREAKERS, MemoryBreakerState, TripTable } from './breaker.js'
 export type { AliasSystem, CatalogEventName, EventInfo, EventName } from './catalog.js'

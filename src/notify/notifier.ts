@@ -8,6 +8,7 @@
 
 import { Counter, Gauge, type Registry } from 'prom-client'
 import {
+  AfterTurnQueue,
   type BreakerTrip,
   type DecisionRecord,
   type HookSpec,
@@ -53,8 +54,9 @@ export class Notifier {
   private readonly failures: FailureWatch
   private readonly denials: DenyRateWatch
   private readonly wanted: Set<NotificationKind>
-  private readonly pending: DecisionRecord[] = []
-  private draining = false
+  private readonly pending = new AfterTurnQueue<DecisionRecord>(MAX_PENDING_RECORDS, (records) => {
+    for (const record of records) this.look(record)
+  })
   private readonly deadlines = new Map<string, ReturnType<typeof setTimeout>>()
   private readonly dropLog = new ThrottledCount(DROP_LOG_EVERY_MS)
   private readonly sent: Counter<'route'> | undefined
@@ -151,22 +153,8 @@ export class Notifier {
   }
 
   private take(record: DecisionRecord): void {
-    if (this.closed) return
-    if (this.pending.length >= MAX_PENDING_RECORDS) {
-      this.drop('*', 'queue-full', 1, 'decisions arrive faster than the notifier looks at them')
-      return
-    }
-    this.pending.push(record)
-    if (!this.draining) {
-      this.draining = true
-      setImmediate(() => this.drain())
-    }
-  }
-
-  private drain(): void {
-    this.draining = false
-    const records = this.pending.splice(0, this.pending.length)
-    for (const record of records) this.look(record)
+    if (this.closed || this.pending.push(record)) return
+    this.drop('*', 'queue-full', 1, 'decisions arrive faster than the notifier looks at them')
   }
 
   /** Feeds one decision to the failure and deny-rate watches. */

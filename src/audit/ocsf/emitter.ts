@@ -6,7 +6,7 @@
 // (`warden_ocsf_dropped_total`) and in the security log.
 
 import { Counter, Gauge, type Registry } from 'prom-client'
-import { type DecisionRecord, type Recorder, ThrottledCount } from '../../core/index.js'
+import { AfterTurnQueue, type DecisionRecord, type Recorder, ThrottledCount } from '../../core/index.js'
 import { ocsfEventOf } from './event.js'
 import type { OcsfSink } from './sinks.js'
 
@@ -40,14 +40,14 @@ interface SinkState {
 /** Turns decisions into OCSF events and feeds them to the sinks. */
 export class OcsfEmitter {
   private readonly states: SinkState[]
-  private readonly pending: DecisionRecord[] = []
-  private draining = false
+  private readonly pending: AfterTurnQueue<DecisionRecord>
   private closed = false
   private readonly emitted: Counter<'sink'> | undefined
   private readonly dropped: Counter<'sink' | 'reason'> | undefined
   private readonly dropLog = new ThrottledCount(DROP_LOG_EVERY_MS)
 
   constructor(private readonly options: OcsfEmitterOptions) {
+    this.pending = new AfterTurnQueue(options.maxQueue, (records) => this.drain(records))
     this.states = options.sinks.map((sink) => ({
       sink,
       queue: [],
@@ -99,22 +99,12 @@ export class OcsfEmitter {
   }
 
   private take(record: DecisionRecord): void {
-    if (this.closed) return
-    if (this.pending.length >= this.options.maxQueue) {
-      for (const { sink } of this.states)
-        this.drop(sink.name, 'queue-full', 1, 'decisions arrive faster than they are written')
-      return
-    }
-    this.pending.push(record)
-    if (!this.draining) {
-      this.draining = true
-      setImmediate(() => this.drain())
-    }
+    if (this.closed || this.pending.push(record)) return
+    for (const { sink } of this.states)
+      this.drop(sink.name, 'queue-full', 1, 'decisions arrive faster than they are written')
   }
 
-  private drain(): void {
-    this.draining = false
-    const records = this.pending.splice(0, this.pending.length)
+  private drain(records: DecisionRecord[]): void {
     for (const record of records) {
       let line: string
       try {
@@ -181,7 +171,7 @@ export class OcsfEmitter {
   async close(deadlineMs = 5_000): Promise<void> {
     if (this.closed) return
     this.closed = true
-    if (this.draining) this.drain()
+    this.pending.flush()
     const flushed = Promise.all(
       this.states.map(async (state) => {
         if (state.timer) {
