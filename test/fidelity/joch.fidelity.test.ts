@@ -116,6 +116,18 @@ describe("Joch's A2A method names and result fields", () => {
       const answered = (await tools.post(large)).body
       expectValidResponse(answered)
       expect(answered.result.data.toolCall.spec).toEqual({ tool: expect.any(String), argumentsOmitted: true })
+      // The same where no hook applies (the payload was not measured at dispatch).
+      const none = await startGuardian({ hooks: [] })
+      try {
+        const unhooked = (await none.post(large)).body
+        expect(unhooked.result.decision).toBe('allow')
+        expect(unhooked.result.data.toolCall.spec).toEqual({
+          tool: expect.any(String),
+          argumentsOmitted: true,
+        })
+      } finally {
+        await none.close()
+      }
       expect(answered.result.data.toolCall.status.decision).toBe('deny')
     } finally {
       await tools.close()

@@ -7,7 +7,13 @@
 // TOOL_CALL_ECHO_LIMIT_BYTES) is not serialised and sent back to the caller who holds it,
 // and `spec.argumentsOmitted` says so.
 
-import { type Decision, type Json, type JsonObject, knownPayloadBytes } from '../../core/index.js'
+import {
+  type Decision,
+  type Json,
+  type JsonObject,
+  knownPayloadBytes,
+  payloadBytes,
+} from '../../core/index.js'
 import { isObject } from './fields.js'
 
 /** The API version of the resource. */
@@ -37,8 +43,9 @@ export function toolCallResource(
   const metadata: JsonObject = { uid: decision.id }
   if (typeof tool.id === 'string') metadata.name = tool.id
   const spec: JsonObject = { tool: typeof tool.name === 'string' ? tool.name : '' }
-  const bytes = knownPayloadBytes(payload)
-  if (bytes !== undefined && bytes > TOOL_CALL_ECHO_LIMIT_BYTES) spec.argumentsOmitted = true
+  // Measured at dispatch when a hook applied; measured here only when none did.
+  const bytes = knownPayloadBytes(payload) ?? payloadBytes(payload, TOOL_CALL_ECHO_LIMIT_BYTES)
+  if (bytes > TOOL_CALL_ECHO_LIMIT_BYTES) spec.argumentsOmitted = true
   else spec.arguments = tool.input ?? {}
   const hookDecisions: Json[] = []
   for (const step of decision.trace) {
