@@ -30,6 +30,7 @@ import {
   rollupFolder,
   SQLITE_ROLLUP_SQL,
 } from '../src/store/index.js'
+import { postgresFolding } from '../src/store/rollups-roll.js'
 import { DAY_MS, HOUR_MS, MINUTE_MS, MINUTE_RETENTION_MS } from '../src/store/rollups-write.js'
 import { startPostgres } from '../test/setup/postgres.js'
 import { type BenchResult, fmt, quantile } from './lib.js'
@@ -119,7 +120,7 @@ function generated(
 
 /** The 10M-decision file: made once (in a temporary name, renamed when complete). */
 async function historyFile(now: number): Promise<{ file: string; madeMs?: number }> {
-  const file = join(tmpdir(), `warden-bench-overview-${DECISIONS}-${HISTORY_DAYS}d-v5.db`)
+  const file = join(tmpdir(), `warden-bench-overview-${DECISIONS}-${HISTORY_DAYS}d-v6.db`)
   if (existsSync(file)) return { file }
   const started = performance.now()
   const building = `${file}.part`
@@ -155,10 +156,6 @@ async function historyFile(now: number): Promise<{ file: string; madeMs?: number
       for (const row of rows.hooks) if (kept(row)) upsertHooks.run(row)
     }
   })()
-  // The rows are folded: the store's fold starts after them.
-  db.prepare(
-    "insert or replace into rollup_state (key, value) select 'decisions', max(rowid) from decisions union all select 'executions', 0",
-  ).run()
   db.close()
   renameSync(building, file)
   rmSync(`${building}-wal`, { force: true })
@@ -228,7 +225,7 @@ function writeBatches(prefix: string, count: number, size: number): AuditBatch[]
       const { decision, executions } = generated(b * size + i, count * size, now, next)
       const id = `${prefix}-${decision.id}`
       decision.id = id
-      decision.createdAt = now - (count * size - (b * size + i)) * 5
+      decision.createdAt = now - Math.floor((count * size - (b * size + i)) * SPACING_MS)
       decision.input = {
         tool: { name: decision.tool, input: { command: `ls /srv/${i}`, flags: ['-l', '-a'] } },
       }
@@ -245,6 +242,16 @@ function writeBatches(prefix: string, count: number, size: number): AuditBatch[]
   }
   return out
 }
+
+/**
+ * The write measure runs a few seconds per round (about 60 000 decisions on SQLite, 25 000
+ * on PostgreSQL), so that the writer folds at its own pace (about once a second) as it does
+ * under a sustained load, and the last fold at close is counted too.
+ */
+const SQLITE_BATCHES = Number(process.env.WARDEN_BENCH_OVERVIEW_BATCHES ?? 240)
+const POSTGRES_BATCHES = Math.ceil(SQLITE_BATCHES / 2.4)
+const SPACING_MS = 5
+const WRITE_ROUNDS = 3
 
 async function rate(
   write: (batch: AuditBatch) => Promise<void>,
@@ -272,12 +279,12 @@ async function sqliteWriteCost(): Promise<BenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'warden-bench-rollup-write-'))
   try {
     const best = { on: 0, off: 0 }
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < WRITE_ROUNDS; round++) {
       for (const rollups of [false, true]) {
         const file = join(dir, `r${round}-${rollups}.db`)
         await (await openStore(file)).close()
         const thread = sqliteAuditThread(file, { rollups })
-        const batches = writeBatches(`r${round}`, 40, 256)
+        const batches = writeBatches(`r${round}`, SQLITE_BATCHES, 256)
         await thread.write(batches[0] as AuditBatch)
         // Until the thread is closed: its last fold is part of the cost.
         const measured = await rate(thread.write, batches.slice(1), thread.close)
@@ -300,12 +307,16 @@ async function postgresWriteCost(): Promise<BenchResult> {
   try {
     await (await openStore(url)).close()
     const best = { on: 0, off: 0 }
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < WRITE_ROUNDS; round++) {
       for (const rollups of [false, true]) {
-        const write = postgresAuditWriter(db as never, { rollups })
-        const batches = writeBatches(`p${round}-${rollups}`, 20, 256)
+        // With the rollups, the writer's folds (about once a second, and the last one at
+        // close) are part of the cost.
+        const folding = rollups ? postgresFolding(db as never) : undefined
+        const write = postgresAuditWriter(db as never, { rollups, ...(folding ? { folding } : {}) })
+        const batches = writeBatches(`p${round}-${rollups}`, POSTGRES_BATCHES, 256)
         await write(batches[0] as AuditBatch)
-        const measured = await rate(write, batches.slice(1))
+        await folding?.now()
+        const measured = await rate(write, batches.slice(1), folding?.close)
         if (rollups) best.on = Math.max(best.on, measured)
         else best.off = Math.max(best.off, measured)
       }

@@ -14,7 +14,9 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import { knownPayloadBytes } from '../core/index.js'
 import { type AuditRowWriter, DECISION_FIELDS, EXECUTION_FIELDS, sqliteInsert } from './audit-write.js'
-import { FOLD_INTERVAL_MS, FOLD_SOURCE, SQLITE_FOLD_SQL } from './rollups-roll.js'
+import { ROLLUP_COUNT_SOURCE } from './rollups-count.js'
+import { FOLD_INTERVAL_MS, SQLITE_FOLD_SQL } from './rollups-roll.js'
+import { LATENCY_BOUNDS_MS, SQLITE_ROLLUP_SQL } from './rollups-write.js'
 import type { AuditBatch } from './types.js'
 
 /** The writer thread of one SQLite file. */
@@ -62,8 +64,18 @@ function columnValues(fields, row) {
   }
   return out
 }
+// The overview's rollups: the rows a batch wrote are counted and stored as one pending row
+// in its transaction, and folded about once a second (rollups-count.ts, rollups-roll.ts);
+// the counts of the pending rows this thread wrote are kept until folded, so its own fold
+// reads them back without parsing. A fold that fails is tried again with the next one.
+${ROLLUP_COUNT_SOURCE}
+const counter = workerData.fold ? rollupCounter(workerData.latencyBounds) : undefined
+const insertPending = workerData.fold ? db.prepare(workerData.fold.insertPending) : undefined
+const pendingCache = new Map()
 const write = db.transaction((decisions, executions) => {
-  for (const row of decisions) insertDecision.run(columnValues(decisionFields, row))
+  for (const row of decisions) {
+    if (insertDecision.run(columnValues(decisionFields, row)).changes > 0 && counter) counter.decision(row, 1)
+  }
   const known = new Map()
   const stored = (id) => {
     let hit = known.get(id)
@@ -75,13 +87,13 @@ const write = db.transaction((decisions, executions) => {
   }
   for (const row of executions) {
     row.hookId = stored(row.hookRef) ? row.hookRef : stored(row.hookName) ? row.hookName : null
-    insertExecution.run(columnValues(executionFields, row))
+    if (insertExecution.run(columnValues(executionFields, row)).changes > 0 && counter) counter.execution(row)
   }
+  const counts = counter && counter.take()
+  if (!counts) return undefined
+  return [Number(insertPending.run(JSON.stringify(counts)).lastInsertRowid), counts]
 })
-// The overview's rollups: what was written is folded about once a second (rollups-roll.ts);
-// a fold that fails is tried again with the next one (its marks did not move).
-${FOLD_SOURCE}
-const foldRollups = workerData.fold ? makeFolder(db, workerData.fold) : undefined
+const foldRollups = workerData.fold ? makeRollupFold(db, workerData.fold, pendingCache) : undefined
 let foldTimer
 let lastFold = 0
 function foldNow() {
@@ -117,13 +129,16 @@ parentPort.on('message', (message) => {
   }
   const text = typeof message.decisions === 'string'
   try {
-    write(
+    const pending = write(
       text ? JSON.parse(message.decisions) : message.decisions,
       text ? JSON.parse(message.executions) : message.executions,
     )
+    if (pending) pendingCache.set(pending[0], pending[1])
     parentPort.postMessage({ id: message.id })
     foldSoon()
   } catch (error) {
+    // The batch was rolled back: what was counted of it is dropped (a retry counts it again).
+    if (counter) counter.take()
     parentPort.postMessage({ id: message.id, error: String(error && error.message ? error.message : error) })
   }
   written += text ? message.decisions.length + message.executions.length : message.bytes
@@ -169,7 +184,11 @@ export function sqliteAuditThread(file: string, options: { rollups?: boolean } =
     insertExecution: sqliteInsert('hook_executions', EXECUTION_FIELDS, 'dedup_key'),
     decisionFields: DECISION_FIELDS,
     executionFields: EXECUTION_FIELDS,
-    fold: options.rollups === false ? undefined : SQLITE_FOLD_SQL,
+    fold:
+      options.rollups === false
+        ? undefined
+        : { ...SQLITE_FOLD_SQL, insertPending: SQLITE_ROLLUP_SQL.insertPending },
+    latencyBounds: LATENCY_BOUNDS_MS,
     foldIntervalMs: FOLD_INTERVAL_MS,
   }
   let worker: Worker | undefined

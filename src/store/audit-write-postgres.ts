@@ -5,7 +5,8 @@
 // fraction of the driver's escaping value by value; other columns go through the driver,
 // any NUL (which PostgreSQL refuses in text) replaced by U+FFFD so that one value cannot
 // fail its batch on every retry. Rows already written are skipped, so a retried batch never
-// doubles a row, and the overview's rollups (rollups-write.ts) count only the rows written.
+// doubles a row, and the overview's pending rollup counts (rollups-roll.ts) count only the
+// rows written.
 
 import { CompiledQuery, type Kysely } from 'kysely'
 import {
@@ -18,7 +19,8 @@ import {
   linkHooks,
   storedHookCandidates,
 } from './audit-write.js'
-import { postgresRollupWriter, storableText } from './rollups-write.js'
+import { newCounter, type PostgresFolding } from './rollups-roll.js'
+import { POSTGRES_ROLLUP_SQL, storableText } from './rollups-write.js'
 import type { Database } from './schema.js'
 
 /** The PostgreSQL type of each decision column, in DECISION_FIELDS order. */
@@ -82,16 +84,17 @@ export function columnParams(rows: readonly unknown[][], width: number): (string
 }
 
 /**
- * The PostgreSQL writer: one INSERT … unnest per table, in one transaction, then the rollups of the
- * rows written. `rollups: false` leaves the overview's rollups out (to measure what they cost).
+ * The PostgreSQL writer: one INSERT … unnest per table, then the counts of the rows written
+ * as one pending row of the overview's rollups, in one transaction; `folding` is told of
+ * each batch written. `rollups: false` leaves the rollups out (to measure what they cost).
  */
 export function postgresAuditWriter(
   db: Kysely<Database>,
-  options: { rollups?: boolean } = {},
+  options: { rollups?: boolean; folding?: PostgresFolding } = {},
 ): AuditRowWriter {
-  const rollUp = options.rollups === false ? async () => {} : postgresRollupWriter()
-  return (batch) =>
-    db.transaction().execute(async (trx) => {
+  const counting = options.rollups !== false
+  return async (batch) => {
+    await db.transaction().execute(async (trx) => {
       const written = new Set<unknown>()
       if (batch.decisions.length > 0) {
         const rows = batch.decisions.map(decisionTuple)
@@ -113,9 +116,15 @@ export function postgresAuditWriter(
         )
         for (const r of result.rows) written.add(r.dedup_key)
       }
-      await rollUp(trx, {
-        decisions: batch.decisions.filter((row) => written.has(row.id)),
-        executions: batch.executions.filter((row) => written.has(row.dedupKey)),
-      })
+      if (!counting || written.size === 0) return
+      const counter = newCounter()
+      for (const row of batch.decisions) if (written.has(row.id)) counter.decision(row, 1)
+      for (const row of batch.executions) if (written.has(row.dedupKey)) counter.execution(row)
+      const counts = counter.take()
+      if (counts) {
+        await trx.executeQuery(CompiledQuery.raw(POSTGRES_ROLLUP_SQL.insertPending, [JSON.stringify(counts)]))
+      }
     })
+    options.folding?.written()
+  }
 }

@@ -2,11 +2,13 @@
 // at close to the driver's own speed. The columns of both tables are named here once; SQLite
 // runs cached prepared statements inside one synchronous transaction while holding the query
 // layer's connection (PostgreSQL's writer is audit-write-postgres.ts). Both skip rows already
-// written, so a retried batch never doubles a row; SQLite folds the overview's rollups apart
-// (rollups-roll.ts).
+// written, so a retried batch never doubles a row, and store the counts of the rows they
+// wrote for the overview's rollups (rollups-roll.ts).
 
 import type BetterSqlite3 from 'better-sqlite3'
 import type { Kysely } from 'kysely'
+import { FOLD_INTERVAL_MS, newCounter } from './rollups-roll.js'
+import { SQLITE_ROLLUP_SQL } from './rollups-write.js'
 import type { Database } from './schema.js'
 import type { AuditBatch, DecisionRow, ExecutionRow } from './types.js'
 
@@ -133,22 +135,51 @@ export function sqliteInsert(table: string, fields: readonly Field[], conflict: 
 
 /**
  * The SQLite writer on the calling thread: prepared statements, one synchronous
- * transaction. Used where no second connection can reach the data (`:memory:`); a file
- * database writes on its own thread (audit-thread.ts).
+ * transaction, the rows written counted as one pending row of the overview's rollups
+ * (folded by `fold` about once a second, and by the store before an overview). Used where
+ * no second connection can reach the data (`:memory:`); a file database writes on its own
+ * thread (audit-thread.ts).
  */
-export function sqliteAuditWriter(db: Kysely<Database>, database: BetterSqlite3.Database): AuditRowWriter {
+export function sqliteAuditWriter(
+  db: Kysely<Database>,
+  database: BetterSqlite3.Database,
+  fold: () => void,
+): AuditRowWriter {
   const insertDecision = database.prepare(sqliteInsert('decisions', DECISION_FIELDS, 'id'))
   const insertExecution = database.prepare(sqliteInsert('hook_executions', EXECUTION_FIELDS, 'dedup_key'))
+  const insertPending = database.prepare(SQLITE_ROLLUP_SQL.insertPending)
   const findHook = database.prepare('select 1 from hooks where id = ?').pluck()
+  const counter = newCounter()
+  let lastFold = Date.now()
   const write = database.transaction((batch: AuditBatch) => {
-    for (const row of batch.decisions) insertDecision.run(decisionTuple(row))
+    for (const row of batch.decisions) {
+      if (insertDecision.run(decisionTuple(row)).changes > 0) counter.decision(row, 1)
+    }
     const stored = new Set(
       storedHookCandidates(batch.executions).filter((id) => findHook.get(id) !== undefined),
     )
     const links = linkHooks(batch.executions, stored)
     batch.executions.forEach((row, i) => {
-      insertExecution.run(executionTuple(row, links[i] ?? null))
+      if (insertExecution.run(executionTuple(row, links[i] ?? null)).changes > 0) counter.execution(row)
     })
+    const counts = counter.take()
+    if (counts) insertPending.run(JSON.stringify(counts))
   })
-  return (batch) => db.connection().execute(async () => write(batch))
+  return (batch) =>
+    db.connection().execute(async () => {
+      try {
+        write(batch)
+      } catch (error) {
+        counter.take()
+        throw error
+      }
+      if (Date.now() - lastFold >= FOLD_INTERVAL_MS) {
+        lastFold = Date.now()
+        try {
+          fold()
+        } catch {
+          // left pending: the next fold (or the overview's) takes it
+        }
+      }
+    })
 }

@@ -22,7 +22,8 @@ export type {
   OverviewQuery,
 } from './rollups-repo.js'
 export { histogramQuantile, MAX_OVERVIEW_POINTS, MINUTE_WINDOW_MS } from './rollups-repo.js'
-export { LATENCY_BOUNDS_MS, rollupFolder, SQLITE_ROLLUP_SQL } from './rollups-write.js'
+export { rollupFolder } from './rollups-roll.js'
+export { LATENCY_BOUNDS_MS, SQLITE_ROLLUP_SQL } from './rollups-write.js'
 export type { SecretKind } from './sealing.js'
 export { isSecretKey, mapSecretValues, maskUrl, urlCarriesSecret } from './sealing.js'
 export { ImmediateSqliteDialect } from './sqlite-dialect.js'

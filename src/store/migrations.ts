@@ -8,6 +8,7 @@ import { StoreError } from './errors.js'
 import { hookBlocks, hookDescription, hookMode } from './hook-column-migrations.js'
 import { hookRulesMigration } from './hook-rules-migration.js'
 import { rollupsMigration } from './rollups-migration.js'
+import { rollupPendingMigration } from './rollups-pending-migration.js'
 import type { Database } from './schema.js'
 
 type Dialect = 'sqlite' | 'postgres'
@@ -317,6 +318,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0013_acs_session_state': acsSessionStateMigration(),
     '0014_rollups': rollupsMigration(dialect),
     '0015_hook_rules': hookRulesMigration,
+    '0016_rollup_pending': rollupPendingMigration(dialect),
   }
 }
 

@@ -12,7 +12,7 @@ import { sqliteAuditWriter } from './audit-write.js'
 import { postgresAuditWriter } from './audit-write-postgres.js'
 import { StoreError } from './errors.js'
 import { migrate } from './migrations.js'
-import { sqliteFolder } from './rollups-roll.js'
+import { postgresFolding, sqliteFolder } from './rollups-roll.js'
 import type { Database } from './schema.js'
 import { ImmediateSqliteDialect } from './sqlite-dialect.js'
 import { type ChangeSubscriber, KyselyStore, type KyselyStoreOptions } from './store.js'
@@ -127,11 +127,12 @@ async function openSqlite(path: string, options: OpenStoreOptions): Promise<Stor
     release?.()
   }
   const thread = file === ':memory:' ? undefined : sqliteAuditThread(file)
+  const fold = sqliteFolder(database)
   return started(db, {
     dialect: 'sqlite',
     location: file,
-    writeRows: thread ? thread.write : sqliteAuditWriter(db, database),
-    foldRollups: sqliteFolder(database),
+    writeRows: thread ? thread.write : sqliteAuditWriter(db, database, fold),
+    foldRollups: fold,
     ...(thread ? { onClose: thread.close } : {}),
     pollMs: options.pollMs ?? 250,
     schemaVersion: version,
@@ -173,10 +174,13 @@ async function openPostgres(url: string, options: OpenStoreOptions): Promise<Sto
   }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const version = await migrateOrClose(db, 'postgres')
+  const folding = postgresFolding(db)
   return started(db, {
     dialect: 'postgres',
     location: shown,
-    writeRows: postgresAuditWriter(db),
+    writeRows: postgresAuditWriter(db, { folding }),
+    foldRollups: folding.now,
+    beforeClose: folding.close,
     pollMs: options.pollMs ?? 2000,
     schemaVersion: version,
     subscribe: listen(url),

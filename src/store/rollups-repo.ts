@@ -2,9 +2,10 @@
 // hooks' would-be denials), the tools, agents and sessions with most denials, and each
 // hook's runs, verdicts, errors, timeouts and latency percentiles (from the fixed-bucket
 // histogram). A window up to MINUTE_WINDOW_MS that is still within the minute rows' retention
-// reads minute rows; any other reads hour rows for the time series, and day rows for the
-// whole days in it plus hour rows for the hours on either side for the lists, so a query
-// reads a few thousand rows per dimension and tenant whatever the size of the history.
+// reads minute rows; any other reads hour rows for the time series (minute rows for the
+// hours not compacted yet), and day rows for the whole compacted days in it plus hour rows
+// for the hours on either side for the lists, so a query reads a few thousand rows per
+// dimension and tenant whatever the size of the history.
 
 import { type Kysely, type RawBuilder, sql } from 'kysely'
 import { StoreError } from './errors.js'
@@ -141,20 +142,62 @@ function windowOf(query: OverviewQuery, now: number): Window {
   return { since: start, until: end, grain, step }
 }
 
+/** Where compaction stands (rollups-roll.ts); Infinity when every grain is written at once. */
+interface Marks {
+  hours: number
+  days: number
+}
+
+async function marksOf(db: Kysely<Database>): Promise<Marks> {
+  const rows = await sql<{ key: string; value: unknown }>`select key, value from rollup_state
+    where key in ('hours', 'days')`.execute(db)
+  const mark = (key: string) => {
+    const row = rows.rows.find((r) => r.key === key)
+    return row ? Number(row.value) : Number.POSITIVE_INFINITY
+  }
+  return { hours: mark('hours'), days: mark('days') }
+}
+
+type Piece = [span: number, since: number, until: number]
+
+/** Hour rows for the compacted hours of [since, until), minute rows for the rest. */
+function hourPieces(since: number, until: number, marks: Marks): Piece[] {
+  const cut = Math.min(Math.max(marks.hours, since), until)
+  return [
+    [HOUR_MS, since, cut],
+    [MINUTE_MS, cut, until],
+  ]
+}
+
 /**
- * The rollup rows that cover a window exactly: minute or hour rows, or for a window with
- * whole days in it, day rows for those days and hour rows for the hours on either side.
+ * The rollup rows that cover a window exactly: minute rows, or hour rows (minute rows for
+ * the hours not compacted yet), and for a window with whole compacted days in it, day rows
+ * for those days.
  */
-function pieces(w: Window): [span: number, since: number, until: number][] {
+function pieces(w: Window, marks: Marks, days = true): Piece[] {
   if (w.grain === MINUTE_MS) return [[MINUTE_MS, w.since, w.until]]
   const firstDay = Math.ceil(w.since / DAY_MS) * DAY_MS
-  const lastDay = Math.floor(w.until / DAY_MS) * DAY_MS
-  if (lastDay <= firstDay) return [[HOUR_MS, w.since, w.until]]
-  return [
-    [HOUR_MS, w.since, firstDay],
-    [DAY_MS, firstDay, lastDay],
-    [HOUR_MS, lastDay, w.until],
-  ]
+  const lastDay = Math.min(Math.floor(w.until / DAY_MS) * DAY_MS, Math.max(firstDay, marks.days))
+  const all: Piece[] =
+    !days || lastDay <= firstDay
+      ? hourPieces(w.since, w.until, marks)
+      : [
+          ...hourPieces(w.since, firstDay, marks),
+          [DAY_MS, firstDay, lastDay],
+          ...hourPieces(lastDay, w.until, marks),
+        ]
+  return all.filter(([, since, until]) => until > since)
+}
+
+/** One select per piece, joined by union all. */
+function pieceSelects(parts: Piece[], select: RawBuilder<unknown>, from: string, where: RawBuilder<unknown>) {
+  return sql.join(
+    parts.map(
+      ([span, since, until]) => sql`select ${select} from ${sql.table(from)}
+        where span = ${span}${where} and bucket >= ${since} and bucket < ${until}`,
+    ),
+    sql` union all `,
+  )
 }
 
 /**
@@ -164,31 +207,24 @@ function pieces(w: Window): [span: number, since: number, until: number][] {
 async function summed(
   db: Kysely<Database>,
   w: Window,
+  marks: Marks,
   from: 'rollup_decisions' | 'rollup_hooks',
   key: 'item' | 'hook',
   columns: readonly string[],
   where: RawBuilder<unknown>,
   rank?: string,
 ): Promise<Map<string, number[]>> {
-  const parts = pieces(w)
-    .filter(([, since, until]) => until > since)
-    .map(
-      ([
-        span,
-        since,
-        until,
-      ]) => sql`select ${sql.ref(key)} as k, ${sql.raw(columns.join(', '))} from ${sql.table(from)}
-        where span = ${span}${where} and bucket >= ${since} and bucket < ${until}`,
-    )
+  const parts = pieces(w, marks)
   const out = new Map<string, number[]>()
   if (parts.length === 0) return out
+  const select = sql`${sql.ref(key)} as k, ${sql.raw(columns.join(', '))}`
   const sums = sql.raw(columns.map((c) => `sum(${c}) as ${c}`).join(', '))
   const top = rank
     ? sql` having ${sql.raw(rank)} > 0 order by ${sql.raw(rank)} desc, k limit ${OVERVIEW_TOP}`
     : sql``
   const rows = await sql<
     Record<string, unknown>
-  >`select k, ${sums} from (${sql.join(parts, sql` union all `)}) as pieces
+  >`select k, ${sums} from (${pieceSelects(parts, select, from, where)}) as pieces
     group by k${top}`.execute(db)
   for (const row of rows.rows)
     out.set(
@@ -201,19 +237,34 @@ async function summed(
 async function topItems(
   db: Kysely<Database>,
   w: Window,
+  marks: Marks,
   tenant: string | undefined,
   dim: string,
   order: 'deny' | 'deny+ask',
 ): Promise<OverviewItem[]> {
   const rank = order === 'deny' ? 'sum(n_deny)' : 'sum(n_deny) + sum(n_ask)'
   const where = sql` and dim = ${dim}${tenantFilter(tenant)}`
-  const sums = await summed(db, w, 'rollup_decisions', 'item', ['total', 'n_deny', 'n_ask'], where, rank)
+  const sums = await summed(
+    db,
+    w,
+    marks,
+    'rollup_decisions',
+    'item',
+    ['total', 'n_deny', 'n_ask'],
+    where,
+    rank,
+  )
   const items = [...sums].map(([name, [total = 0, deny = 0, ask = 0]]) => ({ name, total, deny, ask }))
   const score = (i: OverviewItem) => i.deny + (order === 'deny' ? 0 : i.ask)
   return items.sort((a, b) => score(b) - score(a) || (a.name < b.name ? -1 : 1))
 }
 
-async function series(db: Kysely<Database>, w: Window, tenant: string | undefined): Promise<OverviewPoint[]> {
+async function series(
+  db: Kysely<Database>,
+  w: Window,
+  marks: Marks,
+  tenant: string | undefined,
+): Promise<OverviewPoint[]> {
   const points: OverviewPoint[] = []
   for (let start = w.since; start < w.until; start += w.step) {
     points.push({
@@ -228,16 +279,18 @@ async function series(db: Kysely<Database>, w: Window, tenant: string | undefine
     })
   }
   const at = (bucket: unknown) => points[Math.floor((num(bucket) - w.since) / w.step)]
+  const parts = pieces(w, marks, false)
+  if (parts.length === 0) return points
+  const tenantOnly = tenantFilter(tenant)
   const [decisions, shadow] = await Promise.all([
     sql<Record<string, unknown>>`
       select bucket, sum(total) as total, sum(n_allow) as allow, sum(n_deny) as deny,
         sum(n_modify) as modify, sum(n_ask) as ask
-      from rollup_decisions
-      where span = ${w.grain} and dim = '' and bucket >= ${w.since} and bucket < ${w.until}${tenantFilter(tenant)}
+      from (${pieceSelects(parts, sql`bucket, total, n_allow, n_deny, n_modify, n_ask`, 'rollup_decisions', sql` and dim = ''${tenantOnly}`)}) as pieces
       group by bucket`.execute(db),
     sql<{ bucket: unknown; shadow: unknown }>`
-      select bucket, sum(shadow_deny) as shadow from rollup_hooks
-      where span = ${w.grain} and bucket >= ${w.since} and bucket < ${w.until} and shadow_deny > 0${tenantFilter(tenant)}
+      select bucket, sum(shadow_deny) as shadow
+      from (${pieceSelects(parts, sql`bucket, shadow_deny`, 'rollup_hooks', sql` and shadow_deny > 0${tenantOnly}`)}) as pieces
       group by bucket`.execute(db),
   ])
   for (const row of decisions.rows) {
@@ -268,8 +321,13 @@ const HOOK_SUMS = [
   ...LATENCY_COLUMNS,
 ] as const
 
-async function hooks(db: Kysely<Database>, w: Window, tenant: string | undefined): Promise<OverviewHook[]> {
-  const sums = await summed(db, w, 'rollup_hooks', 'hook', HOOK_SUMS, tenantFilter(tenant))
+async function hooks(
+  db: Kysely<Database>,
+  w: Window,
+  marks: Marks,
+  tenant: string | undefined,
+): Promise<OverviewHook[]> {
+  const sums = await summed(db, w, marks, 'rollup_hooks', 'hook', HOOK_SUMS, tenantFilter(tenant))
   return [...sums].map(([hook, c]) => {
     const at = (i: number) => c[i] ?? 0
     const histogram = c.slice(8)
@@ -299,12 +357,13 @@ export async function overview(
   now = Date.now(),
 ): Promise<Overview> {
   const w = windowOf(query, now)
+  const marks = await marksOf(db)
   const [points, tools, agents, sessions, hookRows] = await Promise.all([
-    series(db, w, query.tenant),
-    topItems(db, w, query.tenant, 'tool', 'deny+ask'),
-    topItems(db, w, query.tenant, 'agent', 'deny'),
-    topItems(db, w, query.tenant, 'session', 'deny'),
-    hooks(db, w, query.tenant),
+    series(db, w, marks, query.tenant),
+    topItems(db, w, marks, query.tenant, 'tool', 'deny+ask'),
+    topItems(db, w, marks, query.tenant, 'agent', 'deny'),
+    topItems(db, w, marks, query.tenant, 'session', 'deny'),
+    hooks(db, w, marks, query.tenant),
   ])
   const totals: OutcomeCounts = { total: 0, allow: 0, deny: 0, modify: 0, ask: 0, shadowDeny: 0 }
   for (const p of points) {

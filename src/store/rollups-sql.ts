@@ -79,3 +79,35 @@ export function hookFoldSql(span: number, range: string, since: string): string 
     group by tenant, ${bucket}, hook_ref
     on conflict (span, tenant, bucket, hook) do update set ${adding('rollup_hooks', columns)}`
 }
+
+/**
+ * The statements of one compaction step over the buckets [from, to) (`from` and `to` the
+ * dialect's two parameters): hour rows summed from minute rows, or day rows from hour rows;
+ * each for both tables.
+ */
+export function compactionSql(
+  from: string,
+  to: string,
+): Record<'hoursFromMinutes' | 'daysFromHours', string[]> {
+  const step = (source: number, span: number) => {
+    const bucket = `(bucket / ${span}) * ${span}`
+    const hookColumns = [...HOOK_COUNTS, ...LATENCY_COLUMNS]
+    const sums = (columns: readonly string[]) => columns.map((c) => `sum(${c})`).join(', ')
+    return [
+      `insert into rollup_decisions (span, dim, tenant, bucket, item, ${DECISION_COUNTS.join(', ')})
+       select ${span}, dim, tenant, ${bucket}, item, ${sums(DECISION_COUNTS)}
+       from rollup_decisions where span = ${source} and bucket >= ${from} and bucket < ${to}
+       group by dim, tenant, ${bucket}, item
+       on conflict (span, dim, tenant, bucket, item) do update set ${adding('rollup_decisions', DECISION_COUNTS)}`,
+      `insert into rollup_hooks (span, tenant, bucket, hook, ${hookColumns.join(', ')})
+       select ${span}, tenant, ${bucket}, hook, ${sums(hookColumns)}
+       from rollup_hooks where span = ${source} and bucket >= ${from} and bucket < ${to}
+       group by tenant, ${bucket}, hook
+       on conflict (span, tenant, bucket, hook) do update set ${adding('rollup_hooks', hookColumns)}`,
+    ]
+  }
+  return {
+    hoursFromMinutes: step(MINUTE_MS, HOUR_MS),
+    daysFromHours: step(HOUR_MS, DAY_MS),
+  }
+}

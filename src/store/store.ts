@@ -54,8 +54,10 @@ export interface KyselyStoreOptions {
   schemaVersion: number
   /** The dialect's fast path for audit rows. */
   writeRows: AuditRowWriter
-  /** Folds what was written into the overview's rollups now (SQLite: see rollups-roll.ts). */
-  foldRollups?: () => void
+  /** Folds the overview's pending counts into its rollups now (rollups-roll.ts). */
+  foldRollups?: () => void | Promise<void>
+  /** Finishes what the dialect does in the background before the database is closed. */
+  beforeClose?: () => Promise<void>
   /** Releases what the dialect holds after the Kysely instance is destroyed. */
   onClose?: () => Promise<void>
 }
@@ -132,7 +134,12 @@ export class KyselyStore implements Store {
   }
   async overview(query: OverviewQuery): Promise<Overview> {
     const fold = this.options.foldRollups
-    if (fold) await this.db.connection().execute(async () => fold())
+    // Folded first so that the figures include every decision recorded; a fold that fails
+    // leaves its counts pending (the next one takes them) and the rollups answer as they are.
+    if (fold) {
+      const folded = this.dialect === 'sqlite' ? this.db.connection().execute(async () => fold()) : fold()
+      await Promise.resolve(folded).catch(() => undefined)
+    }
     return overview(this.db, query)
   }
 
@@ -300,6 +307,7 @@ export class KyselyStore implements Store {
     if (this.timer) clearInterval(this.timer)
     const stop = await this.feed?.catch(() => undefined)
     await stop?.().catch(() => undefined)
+    await this.options.beforeClose?.().catch(() => undefined)
     await this.db.destroy()
     await this.options.onClose?.()
   }

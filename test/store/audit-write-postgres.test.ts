@@ -81,7 +81,10 @@ describe('the rollup fold', () => {
     expect(sortRows(minuteFirst.hooks)).toEqual(sortRows(perGrain.flatMap((g) => g.hooks)))
     // Two days, each with acme's and beta's totals: 9 decisions before midnight, 9 after.
     const days = minuteFirst.decisions.filter((r) => r[0] === DAY && r[1] === '')
-    expect(days.map((r) => [r[2], r[3], r[5]])).toEqual([
+    const byTenantAndDay = days
+      .map((r) => [r[2], r[3], r[5]])
+      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
+    expect(byTenantAndDay).toEqual([
       ['acme', midnight - DAY, 6],
       ['acme', midnight, 7],
       ['beta', midnight - DAY, 3],
