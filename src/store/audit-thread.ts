@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads'
 import { knownPayloadBytes } from '../core/index.js'
 import { type AuditRowWriter, DECISION_FIELDS, EXECUTION_FIELDS, sqliteInsert } from './audit-write.js'
 import { ROLLUP_COUNT_SOURCE } from './rollups-count.js'
-import { FOLD_INTERVAL_MS, SQLITE_FOLD_SQL } from './rollups-roll.js'
+import { FOLD_INTERVAL_MS, FOLD_PENDING_LIMIT, SQLITE_FOLD_SQL } from './rollups-roll.js'
 import { LATENCY_BOUNDS_MS, SQLITE_ROLLUP_SQL } from './rollups-write.js'
 import type { AuditBatch } from './types.js'
 
@@ -65,7 +65,7 @@ function columnValues(fields, row) {
   return out
 }
 // The overview's rollups: the rows a batch wrote are counted and stored as one pending row
-// in its transaction, and folded about once a second (rollups-count.ts, rollups-roll.ts);
+// in its transaction, and folded every few seconds (rollups-count.ts, rollups-roll.ts);
 // the counts of the pending rows this thread wrote are kept until folded, so its own fold
 // reads them back without parsing. A fold that fails is tried again with the next one.
 ${ROLLUP_COUNT_SOURCE}
@@ -95,7 +95,7 @@ const write = db.transaction((decisions, executions) => {
 })
 const foldRollups = workerData.fold ? makeRollupFold(db, workerData.fold, pendingCache) : undefined
 let foldTimer
-let lastFold = 0
+let lastFold = Date.now()
 function foldNow() {
   foldTimer = undefined
   lastFold = Date.now()
@@ -135,7 +135,10 @@ parentPort.on('message', (message) => {
     )
     if (pending) pendingCache.set(pending[0], pending[1])
     parentPort.postMessage({ id: message.id })
-    foldSoon()
+    if (pendingCache.size >= workerData.foldPendingLimit) {
+      clearTimeout(foldTimer)
+      foldNow()
+    } else foldSoon()
   } catch (error) {
     // The batch was rolled back: what was counted of it is dropped (a retry counts it again).
     if (counter) counter.take()
@@ -190,6 +193,7 @@ export function sqliteAuditThread(file: string, options: { rollups?: boolean } =
         : { ...SQLITE_FOLD_SQL, insertPending: SQLITE_ROLLUP_SQL.insertPending },
     latencyBounds: LATENCY_BOUNDS_MS,
     foldIntervalMs: FOLD_INTERVAL_MS,
+    foldPendingLimit: FOLD_PENDING_LIMIT,
   }
   let worker: Worker | undefined
   let nextId = 0

@@ -7,7 +7,7 @@
 
 import type BetterSqlite3 from 'better-sqlite3'
 import type { Kysely } from 'kysely'
-import { FOLD_INTERVAL_MS, newCounter } from './rollups-roll.js'
+import { FOLD_INTERVAL_MS, FOLD_PENDING_LIMIT, newCounter } from './rollups-roll.js'
 import { SQLITE_ROLLUP_SQL } from './rollups-write.js'
 import type { Database } from './schema.js'
 import type { AuditBatch, DecisionRow, ExecutionRow } from './types.js'
@@ -136,7 +136,7 @@ export function sqliteInsert(table: string, fields: readonly Field[], conflict: 
 /**
  * The SQLite writer on the calling thread: prepared statements, one synchronous
  * transaction, the rows written counted as one pending row of the overview's rollups
- * (folded by `fold` about once a second, and by the store before an overview). Used where
+ * (folded by `fold` every few seconds, and by the store before an overview). Used where
  * no second connection can reach the data (`:memory:`); a file database writes on its own
  * thread (audit-thread.ts).
  */
@@ -151,6 +151,7 @@ export function sqliteAuditWriter(
   const findHook = database.prepare('select 1 from hooks where id = ?').pluck()
   const counter = newCounter()
   let lastFold = Date.now()
+  let pending = 0
   const write = database.transaction((batch: AuditBatch) => {
     for (const row of batch.decisions) {
       if (insertDecision.run(decisionTuple(row)).changes > 0) counter.decision(row, 1)
@@ -173,8 +174,10 @@ export function sqliteAuditWriter(
         counter.take()
         throw error
       }
-      if (Date.now() - lastFold >= FOLD_INTERVAL_MS) {
+      pending++
+      if (pending >= FOLD_PENDING_LIMIT || Date.now() - lastFold >= FOLD_INTERVAL_MS) {
         lastFold = Date.now()
+        pending = 0
         try {
           fold()
         } catch {

@@ -25,15 +25,20 @@ async function foldPastMarks(db: Kysely<unknown>, now: number): Promise<void> {
 
 /**
  * From now on hour rows are compacted from minute rows once an hour is over, and day rows
- * from hour rows once a day is: the hours up to the end of this one already have their hour
- * rows (written with each batch until now), and today's day rows are taken away, to be
- * summed from its hour rows when it is over.
+ * from hour rows once a day is: the hours before this one keep the hour rows written with
+ * each batch until now, and this hour's hour rows and today's day rows are taken away, to be
+ * summed from the minute rows (kept for the last 48 hours) and hour rows when they are over.
  */
 async function startCompaction(db: Kysely<unknown>, now: number): Promise<void> {
-  const hours = now - (now % HOUR_MS) + HOUR_MS
+  const hours = now - (now % HOUR_MS)
   const days = now - (now % DAY_MS)
-  await sql`delete from rollup_decisions where span = ${DAY_MS} and bucket >= ${days}`.execute(db)
-  await sql`delete from rollup_hooks where span = ${DAY_MS} and bucket >= ${days}`.execute(db)
+  for (const [span, from] of [
+    [HOUR_MS, hours],
+    [DAY_MS, days],
+  ] as const) {
+    await sql`delete from rollup_decisions where span = ${span} and bucket >= ${from}`.execute(db)
+    await sql`delete from rollup_hooks where span = ${span} and bucket >= ${from}`.execute(db)
+  }
   await sql`delete from rollup_state where key in ('hours', 'days')`.execute(db)
   await sql`insert into rollup_state (key, value) values ('hours', ${hours}), ('days', ${days})`.execute(db)
 }

@@ -5,7 +5,8 @@
 // folds, each row is counted exactly once. On SQLite the fold runs in an IMMEDIATE
 // transaction (one writer at a time); on PostgreSQL folds take a transaction-scoped
 // advisory lock, so two instances fold one after the other and never deadlock on the
-// rollup rows. The audit writer folds about once a second while batches arrive; the store
+// rollup rows. The audit writer folds every five seconds while batches arrive (at once when
+// 64 of its batches are pending); the store
 // folds what is left before it answers an overview, so the figures include every decision
 // recorded. Minute rows past their retention are pruned about once an hour.
 
@@ -28,8 +29,14 @@ import {
 } from './rollups-write.js'
 import type { Database } from './schema.js'
 
-/** How often an audit writer folds while batches arrive. */
-export const FOLD_INTERVAL_MS = 1000
+/**
+ * How often an audit writer folds while batches arrive. An overview folds what is pending
+ * before it answers, so the figures do not wait for it; a longer interval adds the same
+ * keys (the tenants', tools', agents' and hooks' of the minute) fewer times.
+ */
+export const FOLD_INTERVAL_MS = 5000
+/** A writer folds at once when this many of its batches are pending (bounds what it holds). */
+export const FOLD_PENDING_LIMIT = 64
 
 /** Pending rows one PostgreSQL fold takes at most (the rest are left to the next one). */
 const POSTGRES_FOLD_LIMIT = 2000
@@ -148,9 +155,9 @@ async function foldPostgresOnce(db: Kysely<Database>, prune: boolean): Promise<b
   })
 }
 
-/** Folds on PostgreSQL: after batches (at most about once a second), now, and once more at close. */
+/** Folds on PostgreSQL: after batches (every FOLD_INTERVAL_MS, or FOLD_PENDING_LIMIT batches), now, and at close. */
 export interface PostgresFolding {
-  /** A batch was written: fold within FOLD_INTERVAL_MS. */
+  /** A batch was written: fold within FOLD_INTERVAL_MS, or now once FOLD_PENDING_LIMIT are pending. */
   written(): void
   /** Folds every pending row now (waits for a fold under way). */
   now(): Promise<void>
@@ -164,6 +171,7 @@ export function postgresFolding(db: Kysely<Database>): PostgresFolding {
   let running: Promise<void> = Promise.resolve()
   let prunedHour = 0
   let closed = false
+  let pending = 0
   const fold = (): Promise<void> => {
     const next = running.then(async () => {
       const hour = Math.floor(Date.now() / HOUR_MS)
@@ -177,9 +185,19 @@ export function postgresFolding(db: Kysely<Database>): PostgresFolding {
   }
   return {
     written() {
-      if (timer || closed) return
+      if (closed) return
+      pending++
+      if (pending >= FOLD_PENDING_LIMIT) {
+        clearTimeout(timer)
+        timer = undefined
+        pending = 0
+        void fold().catch(() => undefined)
+        return
+      }
+      if (timer) return
       timer = setTimeout(() => {
         timer = undefined
+        pending = 0
         // A fold that fails (an outage) leaves the pending rows for the next one.
         void fold().catch(() => undefined)
       }, FOLD_INTERVAL_MS)

@@ -24,6 +24,7 @@ import {
 } from '../../src/store/index.js'
 
 import { rollupsMigration } from '../../src/store/rollups-migration.js'
+import { FOLD_INTERVAL_MS, FOLD_PENDING_LIMIT } from '../../src/store/rollups-roll.js'
 import { postgresForTests, type TestDatabase } from '../setup/postgres.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'warden-rollups-'))
@@ -215,7 +216,7 @@ describe('overview rollups', () => {
     // Every batch's pending counts were folded and taken away.
     expect(sqlite.prepare('select count(*) from rollup_pending').pluck().get()).toBe(0)
     const folded = sqlite
-      .prepare("select sum(total) from rollup_decisions where span = 3600000 and dim = ''")
+      .prepare("select sum(total) from rollup_decisions where span = 60000 and dim = ''")
       .pluck()
     expect(folded.get()).toBe(DECISIONS.length)
     const first = await openStore(file)
@@ -228,6 +229,36 @@ describe('overview rollups', () => {
     const reopened = await openStore(file)
     await checkStore(reopened)
     await reopened.close()
+  })
+
+  it('fold on the writer thread once FOLD_PENDING_LIMIT batches are pending, without waiting', async () => {
+    const file = join(dir, 'limit.db')
+    const store = await openStore(file)
+    const one = RUN[0] as AuditBatch
+    for (let b = 0; b < FOLD_PENDING_LIMIT; b++) {
+      await store.writeAudit({
+        ...one,
+        decisions: one.decisions.slice(0, 2).map((d) => ({ ...d, id: `${d.id}-b${b}` })),
+        executions: [],
+      })
+    }
+    const sqlite = new BetterSqlite3(file, { readonly: true })
+    try {
+      const pending = sqlite.prepare('select count(*) from rollup_pending').pluck()
+      const counted = sqlite
+        .prepare("select coalesce(sum(total), 0) from rollup_decisions where span = 60000 and dim = ''")
+        .pluck()
+      // The fold follows the last reply: well before the fold interval, the limit folded them.
+      const started = Date.now()
+      while (pending.get() !== 0 && Date.now() - started < FOLD_INTERVAL_MS / 2) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      expect(pending.get()).toBe(0)
+      expect(counted.get()).toBe(2 * FOLD_PENDING_LIMIT)
+    } finally {
+      sqlite.close()
+      await store.close()
+    }
   })
 
   it('an upgrade to pending counts folds what a store of 0015 left past its marks', async () => {
