@@ -8,58 +8,13 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { arrayLiteral } from '../../src/store/audit-write-postgres.js'
-import {
-  type AuditBatch,
-  type DecisionRow,
-  type ExecutionRow,
-  openStore,
-  rollupFolder,
-  type Store,
-} from '../../src/store/index.js'
+import { type AuditBatch, openStore, rollupFolder, type Store } from '../../src/store/index.js'
+import { decisionRow as decision, executionRow as execution } from '../helpers/audit-rows.js'
 import { postgresForTests, type TestDatabase } from '../setup/postgres.js'
 
 const MINUTE = 60_000
 const HOUR = 3_600_000
 const DAY = 86_400_000
-
-function decision(id: string, createdAt: number, over: Partial<DecisionRow> = {}): DecisionRow {
-  return {
-    id,
-    tenant: 'acme',
-    agentId: 'agent',
-    sessionId: 's',
-    tool: 'Bash',
-    event: 'tool.pre',
-    decision: 'allow',
-    reason: '',
-    reasonCode: [],
-    decidingHooks: [],
-    policies: [],
-    durationMs: 1,
-    blocking: true,
-    input: { cmd: 'ls' },
-    output: {},
-    createdAt,
-    ...over,
-  }
-}
-
-function execution(row: DecisionRow, over: Partial<ExecutionRow> = {}): ExecutionRow {
-  return {
-    dedupKey: `${row.id}:0`,
-    decisionId: row.id,
-    tenant: row.tenant,
-    hookRef: 'guard',
-    hookName: 'guard',
-    hookVersion: 1,
-    handler: 'script',
-    decision: row.decision,
-    durationMs: 3,
-    position: 0,
-    createdAt: row.createdAt,
-    ...over,
-  }
-}
 
 describe('the rollup fold', () => {
   it('sums hours and days from minutes as a fold per grain does, across hour and day boundaries', () => {

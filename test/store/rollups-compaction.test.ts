@@ -10,6 +10,7 @@
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type AuditBatch, type DecisionRow, openStore, type Store } from '../../src/store/index.js'
+import { decisionRow, executionRow } from '../helpers/audit-rows.js'
 import { postgresForTests, type TestDatabase } from '../setup/postgres.js'
 
 const MINUTE = 60_000
@@ -23,41 +24,17 @@ let database: TestDatabase | undefined
 let seq = 0
 
 function batch(times: number[], tenant = 'acme'): AuditBatch {
-  const decisions: DecisionRow[] = times.map((createdAt, i) => ({
-    id: `d-${++seq}`,
-    tenant,
-    agentId: `agent-${i % 2}`,
-    sessionId: `s-${i % 3}`,
-    tool: i % 2 ? 'Bash' : 'Read',
-    event: 'tool.pre',
-    decision: i % 4 === 0 ? 'deny' : 'allow',
-    reason: '',
-    reasonCode: [],
-    decidingHooks: [],
-    policies: [],
-    durationMs: 1,
-    blocking: true,
-    input: {},
-    output: {},
-    createdAt,
-  }))
-  return {
-    decisions,
-    executions: decisions.map((d) => ({
-      dedupKey: `${d.id}:0`,
-      decisionId: d.id,
-      tenant: d.tenant,
-      hookRef: 'guard',
-      hookName: 'guard',
-      hookVersion: 1,
-      handler: 'script',
-      decision: d.decision,
-      durationMs: 3,
-      position: 0,
-      createdAt: d.createdAt,
-    })),
-    approvals: [],
-  }
+  const decisions = times.map((createdAt, i) =>
+    decisionRow(`d-${++seq}`, createdAt, {
+      tenant,
+      agentId: `agent-${i % 2}`,
+      sessionId: `s-${i % 3}`,
+      tool: i % 2 ? 'Bash' : 'Read',
+      decision: i % 4 === 0 ? 'deny' : 'allow',
+      input: {},
+    }),
+  )
+  return { decisions, executions: decisions.map((d) => executionRow(d)), approvals: [] }
 }
 
 /** Every `step` ms from `from` to `to` (exclusive). */
