@@ -2,13 +2,14 @@
 // thread runs the same text (audit-thread.ts), and this module compiles it once for the
 // calling thread (the PostgreSQL writer, `:memory:` SQLite, corrections, the benchmark).
 //
-// A writer counts the rows a batch actually wrote per minute (`rollupCounter`) and stores
-// those counts as one pending row in the batch's own transaction; a fold later sums the
-// pending rows (`rollupGrains`: minute rows, and the hour and day rows summed from them),
-// adds them to the rollup tables and deletes them in one transaction, so each row is
-// counted exactly once whoever folds it, and a batch costs one insert instead of an upsert
-// per key and grain. Text values are stored with any NUL as U+FFFD (as the audit rows on
-// PostgreSQL), which also keeps NUL free as the separator of the keys counted by.
+// A writer counts the rows a batch actually wrote per minute and tenant (`rollupCounter`)
+// and stores those counts as one pending row in the batch's own transaction; a fold later
+// compacts the hours and days that are over (`rollupCompaction`), sums the pending rows
+// (`rollupGrains`: minute rows, and hour and day rows only for hours and days already
+// compacted), adds them to the rollup tables and deletes them in one transaction, so each
+// row is counted exactly once whoever folds it, and a batch costs one insert instead of an
+// upsert per key and grain. Text values are stored with any NUL as U+FFFD, as the audit
+// rows on PostgreSQL.
 
 import type { AuditBatch, DecisionRow, ExecutionRow } from './types.js'
 
@@ -322,10 +323,7 @@ export const rollupCode = new Function(
   `${ROLLUP_COUNT_SOURCE}\nreturn { rollupCounter, rollupGrains, rollupCompaction, makeRollupFold }`,
 )() as Compiled
 
-/**
- * Counts the decisions and executions of a batch (each row given may be left out by
- * `written`: a row already written by an earlier try is not counted again).
- */
+/** Counts the decisions and executions of a batch: its pending counts, undefined when none. */
 export function countBatch(
   counter: RollupCounter,
   batch: Pick<AuditBatch, 'decisions' | 'executions'>,

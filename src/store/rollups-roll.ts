@@ -6,13 +6,13 @@
 // transaction (one writer at a time); on PostgreSQL folds take a transaction-scoped
 // advisory lock, so two instances fold one after the other and never deadlock on the
 // rollup rows. The audit writer folds every five seconds while batches arrive (at once when
-// 64 of its batches are pending); the store
-// folds what is left before it answers an overview, so the figures include every decision
-// recorded. Minute rows past their retention are pruned about once an hour.
+// 64 of its batches are pending); the store folds what is left before it answers an
+// overview, so the figures include every decision recorded. Minute rows past their
+// retention (and compacted) are pruned about once an hour.
 
 import type BetterSqlite3 from 'better-sqlite3'
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely'
-import { type PendingCounts, type RollupMarks, rollupCode } from './rollups-count.js'
+import { countBatch, type PendingCounts, type RollupMarks, rollupCode } from './rollups-count.js'
 import { compactionSql, ROLLUP_SPANS } from './rollups-sql.js'
 import {
   DECISION_ROLLUP_COUNTS,
@@ -28,6 +28,7 @@ import {
   SQLITE_ROLLUP_SQL,
 } from './rollups-write.js'
 import type { Database } from './schema.js'
+import type { AuditBatch } from './types.js'
 
 /**
  * How often an audit writer folds while batches arrive. An overview folds what is pending
@@ -76,15 +77,12 @@ export function rollupFolder(
   spans: readonly number[] = ROLLUP_SPANS,
   minuteSince = Date.now() - MINUTE_RETENTION_MS,
   marks?: RollupMarks,
-): (batch: { decisions: readonly object[]; executions: readonly object[] }) => {
+): (batch: Pick<AuditBatch, 'decisions' | 'executions'>) => {
   decisions: unknown[][]
   hooks: unknown[][]
 } {
   return (batch) => {
-    const counter = newCounter()
-    for (const row of batch.decisions) counter.decision(row as never, 1)
-    for (const row of batch.executions) counter.execution(row as never)
-    const counts = counter.take()
+    const counts = countBatch(newCounter(), batch)
     return rollupCode.rollupGrains(counts ? [counts] : [], spans, minuteSince, marks)
   }
 }

@@ -10,6 +10,7 @@
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type AuditBatch, type DecisionRow, openStore, type Store } from '../../src/store/index.js'
+import { FOLD_INTERVAL_MS, FOLD_PENDING_LIMIT } from '../../src/store/rollups-roll.js'
 import { decisionRow, executionRow } from '../helpers/audit-rows.js'
 import { postgresForTests, type TestDatabase } from '../setup/postgres.js'
 
@@ -180,6 +181,27 @@ describe('rollup compaction', () => {
     await raw.connect()
     try {
       await run(store, raw)
+    } finally {
+      await raw.end()
+      await store.close()
+    }
+  })
+
+  it('folds on PostgreSQL once FOLD_PENDING_LIMIT batches are pending, before the fold interval', async (ctx) => {
+    if (!database) return ctx.skip()
+    const store = await openStore(database.url)
+    const raw = new pg.Client({ connectionString: database.url })
+    await raw.connect()
+    try {
+      const now = Date.now()
+      for (let b = 0; b < FOLD_PENDING_LIMIT; b++) await store.writeAudit(batch([now - b]))
+      const pending = async () =>
+        (await raw.query('select count(*)::int as n from rollup_pending')).rows[0].n as number
+      const started = Date.now()
+      while ((await pending()) !== 0 && Date.now() - started < FOLD_INTERVAL_MS / 2) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      expect(await pending()).toBe(0)
     } finally {
       await raw.end()
       await store.close()
